@@ -1,0 +1,150 @@
+package org.kvstore;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.kvstore.io.FileSystem;
+import org.kvstore.io.LocalFileSystem;
+
+/**
+ * Options of a store, validated once here. Build with {@link #builder()}; {@link #defaults()} is
+ * what {@code new KVStore(dir)} uses.
+ *
+ * @param fileSystem the file layer for all storage I/O (tests substitute a fault-injecting one)
+ * @param maxKeyBytes longest key accepted (keys are 1 to this many bytes)
+ * @param maxValueBytes longest value accepted
+ * @param durability default durability of durable tables (a table may override it)
+ * @param syncInterval how often {@link Durability#PERIODIC} fsyncs the log
+ * @param recoveryMode how opening treats damage in the log
+ * @param checkpointInterval time between background checkpoints ({@link Duration#ZERO}: never on time)
+ * @param checkpointLogBytes log bytes written since the last checkpoint that trigger one
+ * @param logSegmentBytes size at which the log rolls over to a new segment file
+ *
+ * <p>Thread safety: immutable.
+ */
+public record StoreOptions(
+    FileSystem fileSystem,
+    int maxKeyBytes,
+    int maxValueBytes,
+    Durability durability,
+    Duration syncInterval,
+    RecoveryMode recoveryMode,
+    Duration checkpointInterval,
+    long checkpointLogBytes,
+    long logSegmentBytes) {
+
+  public static final int MAX_KEY_BYTES_LIMIT = 16 << 20;
+
+  public StoreOptions {
+    Objects.requireNonNull(fileSystem, "fileSystem");
+    Objects.requireNonNull(durability, "durability");
+    Objects.requireNonNull(syncInterval, "syncInterval");
+    Objects.requireNonNull(recoveryMode, "recoveryMode");
+    Objects.requireNonNull(checkpointInterval, "checkpointInterval");
+    require(maxKeyBytes >= 1 && maxKeyBytes <= MAX_KEY_BYTES_LIMIT,
+        "maxKeyBytes must be from 1 to " + MAX_KEY_BYTES_LIMIT + ", was " + maxKeyBytes);
+    require(maxValueBytes >= 0, "maxValueBytes must be >= 0, was " + maxValueBytes);
+    require(!syncInterval.isNegative() && !syncInterval.isZero(),
+        "syncInterval must be positive, was " + syncInterval);
+    require(!checkpointInterval.isNegative(),
+        "checkpointInterval must be >= 0, was " + checkpointInterval);
+    require(checkpointLogBytes >= 1 << 20,
+        "checkpointLogBytes must be >= 1 MiB, was " + checkpointLogBytes);
+    require(logSegmentBytes >= 64 << 10,
+        "logSegmentBytes must be >= 64 KiB, was " + logSegmentBytes);
+  }
+
+  public static StoreOptions defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.fileSystem = fileSystem;
+    b.maxKeyBytes = maxKeyBytes;
+    b.maxValueBytes = maxValueBytes;
+    b.durability = durability;
+    b.syncInterval = syncInterval;
+    b.recoveryMode = recoveryMode;
+    b.checkpointInterval = checkpointInterval;
+    b.checkpointLogBytes = checkpointLogBytes;
+    b.logSegmentBytes = logSegmentBytes;
+    return b;
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /** Mutable builder; {@link #build()} validates. Thread safety: confined. */
+  public static final class Builder {
+    private FileSystem fileSystem = LocalFileSystem.INSTANCE;
+    private int maxKeyBytes = 64 << 10;
+    private int maxValueBytes = 512 << 20;
+    private Durability durability = Durability.SYNC;
+    private Duration syncInterval = Duration.ofSeconds(1);
+    private RecoveryMode recoveryMode = RecoveryMode.POINT_IN_TIME;
+    private Duration checkpointInterval = Duration.ofSeconds(60);
+    private long checkpointLogBytes = 64L << 20;
+    private long logSegmentBytes = 32L << 20;
+
+    private Builder() {}
+
+    public Builder fileSystem(FileSystem v) {
+      fileSystem = v;
+      return this;
+    }
+
+    public Builder maxKeyBytes(int v) {
+      maxKeyBytes = v;
+      return this;
+    }
+
+    public Builder maxValueBytes(int v) {
+      maxValueBytes = v;
+      return this;
+    }
+
+    public Builder durability(Durability v) {
+      durability = v;
+      return this;
+    }
+
+    public Builder syncInterval(Duration v) {
+      syncInterval = v;
+      return this;
+    }
+
+    public Builder recoveryMode(RecoveryMode v) {
+      recoveryMode = v;
+      return this;
+    }
+
+    public Builder checkpointInterval(Duration v) {
+      checkpointInterval = v;
+      return this;
+    }
+
+    public Builder checkpointLogBytes(long v) {
+      checkpointLogBytes = v;
+      return this;
+    }
+
+    public Builder logSegmentBytes(long v) {
+      logSegmentBytes = v;
+      return this;
+    }
+
+    public StoreOptions build() {
+      return new StoreOptions(
+          fileSystem, maxKeyBytes, maxValueBytes, durability, syncInterval, recoveryMode,
+          checkpointInterval, checkpointLogBytes, logSegmentBytes);
+    }
+  }
+}

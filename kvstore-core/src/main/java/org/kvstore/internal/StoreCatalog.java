@@ -1,0 +1,342 @@
+package org.kvstore.internal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.kvstore.AlreadyExistsException;
+import org.kvstore.Durability;
+import org.kvstore.KVStoreException;
+import org.kvstore.NoSuchDatabaseException;
+import org.kvstore.NoSuchTableException;
+import org.kvstore.StorageIOException;
+import org.kvstore.StoreOptions;
+import org.kvstore.catalog.CatalogFile;
+import org.kvstore.catalog.CatalogState;
+import org.kvstore.catalog.TableDescriptor;
+import org.kvstore.io.FileSystem;
+import org.kvstore.spi.EngineContext;
+import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.PropertySpec;
+import org.kvstore.spi.TableEngine;
+import org.kvstore.spi.TableProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The databases and tables of a store: the durable catalog and the open tables it describes.
+ *
+ * <p>Catalog changes (create and drop) are serialized by {@code ddlLock} and made durable (atomic
+ * replace of the catalog file) before they take effect; a dropped table's files are deleted only
+ * after that. Table directories not named by the catalog (left by a crash between creating a table's
+ * files and recording it, or between recording a drop and deleting the files) are removed on open.
+ *
+ * <p>Thread safety: thread-safe. {@code ddlLock} guards {@code state} and serializes changes; name
+ * lookups read the concurrent {@code open} map without locking.
+ */
+public final class StoreCatalog {
+  private static final Logger LOG = LoggerFactory.getLogger(StoreCatalog.class);
+  static final String TABLES_DIR = "tables";
+
+  private final FileSystem fs;
+  private final Path dataDir;
+  private final CatalogFile file;
+  private final EngineRegistry engines;
+  private final StoreOptions options;
+  private final WritePipeline pipeline;
+  private final PropertySpec<Durability> durabilitySpec;
+
+  private final ReentrantLock ddlLock = new ReentrantLock();
+  /** Guarded by ddlLock. */
+  private CatalogState state = CatalogState.empty();
+  /** db -> table -> open table; changed under ddlLock, read lock-free. */
+  private final Map<String, Map<String, StoreTable>> open = new ConcurrentHashMap<>();
+
+  public StoreCatalog(
+      FileSystem fs, Path dataDir, EngineRegistry engines, StoreOptions options, WritePipeline pipeline) {
+    this.fs = fs;
+    this.dataDir = dataDir;
+    this.file = new CatalogFile(fs, dataDir);
+    this.engines = engines;
+    this.options = options;
+    this.pipeline = pipeline;
+    this.durabilitySpec =
+        PropertySpec.ofEnum(
+            "durability", Durability.class, options.durability(),
+            "when writes are acknowledged: sync (after fsync), periodic or none");
+  }
+
+  /** Loads the catalog, removes orphaned table directories, and opens every table. */
+  public void open() throws IOException {
+    ddlLock.lock();
+    try {
+      state = file.load();
+      Path tablesDir = dataDir.resolve(TABLES_DIR);
+      fs.createDirectories(tablesDir);
+      java.util.Set<String> live = new java.util.HashSet<>();
+      for (TableDescriptor t : state.allTables()) {
+        live.add(Long.toString(t.id()));
+      }
+      for (String name : fs.list(tablesDir)) {
+        if (!live.contains(name)) {
+          LOG.info("removing {} (a table directory the catalog does not name)", tablesDir.resolve(name));
+          fs.deleteRecursively(tablesDir.resolve(name));
+        }
+      }
+      for (String db : state.databases().keySet()) {
+        open.put(db, new ConcurrentHashMap<>());
+      }
+      for (TableDescriptor t : state.allTables()) {
+        StoreTable table = openTable(t);
+        open.get(t.database()).put(t.name(), table);
+      }
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  /** The core's own table properties, before the engine's. */
+  private List<PropertySpec<?>> specsFor(TableEngine engine) {
+    List<PropertySpec<?>> specs = new ArrayList<>();
+    if (engine.durable()) {
+      specs.add(durabilitySpec);
+    }
+    specs.addAll(engine.properties());
+    return specs;
+  }
+
+  private StoreTable openTable(TableDescriptor t) throws IOException {
+    if (!engines.has(t.engine())) {
+      throw new KVStoreException(
+          "table " + t.qualifiedName() + " uses engine '" + t.engine()
+              + "', which is not on the class path (available engines: " + engines.names() + ")");
+    }
+    TableEngine engine = engines.get(t.engine());
+    List<PropertySpec<?>> specs = specsFor(engine);
+    TableProperties props = TableProperties.parse(engine.name(), specs, t.properties());
+    Path dir = tableDir(t.id());
+    fs.createDirectories(dir);
+    EngineTable et =
+        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::appliedLsn));
+    Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
+    return new StoreTable(
+        t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,
+        new StoreTable.Limits(options.maxKeyBytes(), options.maxValueBytes()));
+  }
+
+  private Path tableDir(long id) {
+    return dataDir.resolve(TABLES_DIR).resolve(Long.toString(id));
+  }
+
+  public void createDatabase(String db) {
+    Names.checkDatabase(db);
+    ddlLock.lock();
+    try {
+      if (state.hasDatabase(db)) {
+        throw AlreadyExistsException.database(db);
+      }
+      CatalogState next = state.withDatabase(db);
+      storeCatalog(next);
+      state = next;
+      open.put(db, new ConcurrentHashMap<>());
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  /** Drops the database and every table in it. */
+  public void dropDatabase(String db) {
+    Names.checkDatabase(db);
+    ddlLock.lock();
+    try {
+      if (!state.hasDatabase(db)) {
+        throw new NoSuchDatabaseException(db);
+      }
+      CatalogState next = state.withoutDatabase(db);
+      storeCatalog(next);
+      state = next;
+      Map<String, StoreTable> tables = open.remove(db);
+      for (StoreTable t : tables.values()) {
+        discard(t);
+      }
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  public List<String> listDatabases() {
+    ddlLock.lock();
+    try {
+      return List.copyOf(state.databases().keySet());
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  public StoreTable createTable(String db, String table, String engineName, Properties properties) {
+    Names.checkDatabase(db);
+    Names.checkTable(table);
+    TableEngine engine = engines.get(engineName);
+    // Validate before touching anything: a bad property fails with the list of valid ones.
+    TableProperties props =
+        TableProperties.parse(engine.name(), specsFor(engine), properties == null ? new Properties() : properties);
+    ddlLock.lock();
+    try {
+      if (!state.hasDatabase(db)) {
+        throw new NoSuchDatabaseException(db);
+      }
+      if (state.table(db, table) != null) {
+        throw AlreadyExistsException.table(db, table);
+      }
+      TableDescriptor t =
+          new TableDescriptor(state.nextTableId(), db, table, engine.name(), props.given());
+      StoreTable opened;
+      try {
+        // Files first, catalog second: a crash in between leaves an orphan directory, removed on open.
+        fs.deleteRecursively(tableDir(t.id()));
+        opened = openTable(t);
+      } catch (IOException e) {
+        throw new StorageIOException(tableDir(t.id()), "creating table " + t.qualifiedName(), e);
+      }
+      CatalogState next = state.withTable(t);
+      try {
+        storeCatalog(next);
+      } catch (KVStoreException e) {
+        try {
+          opened.close("creation failed");
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+      state = next;
+      open.get(db).put(table, opened);
+      return opened;
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  public void dropTable(String db, String table) {
+    Names.checkDatabase(db);
+    Names.checkTable(table);
+    ddlLock.lock();
+    try {
+      if (!state.hasDatabase(db)) {
+        throw new NoSuchDatabaseException(db);
+      }
+      if (state.table(db, table) == null) {
+        throw new NoSuchTableException(db, table);
+      }
+      CatalogState next = state.withoutTable(db, table);
+      storeCatalog(next); // the drop is durable before any file goes
+      state = next;
+      StoreTable t = open.get(db).remove(table);
+      discard(t);
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  /** Closes a dropped table and deletes its files. REQUIRES: ddlLock; the drop is durable. */
+  private void discard(StoreTable t) {
+    try {
+      t.close(StoreTable.DROPPED);
+      fs.deleteRecursively(tableDir(t.id()));
+    } catch (IOException e) {
+      // The drop is durable; the leftover directory is an orphan and is removed on the next open.
+      LOG.warn("table {} is dropped but deleting {} failed: {}", t.qualifiedName(), tableDir(t.id()), e.toString());
+    }
+  }
+
+  public List<String> listTables(String db) {
+    Names.checkDatabase(db);
+    ddlLock.lock();
+    try {
+      var tables = state.databases().get(db);
+      if (tables == null) {
+        throw new NoSuchDatabaseException(db);
+      }
+      return List.copyOf(tables.keySet());
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  /** The open table; throws when the database or table does not exist. */
+  public StoreTable table(String db, String table) {
+    Map<String, StoreTable> tables = open.get(db);
+    if (tables == null) {
+      Names.checkDatabase(db);
+      throw new NoSuchDatabaseException(db);
+    }
+    StoreTable t = tables.get(table);
+    if (t == null) {
+      Names.checkTable(table);
+      throw new NoSuchTableException(db, table);
+    }
+    return t;
+  }
+
+  /** The open table with this id, or {@code null}. */
+  public StoreTable tableById(long id) {
+    for (Map<String, StoreTable> tables : open.values()) {
+      for (StoreTable t : tables.values()) {
+        if (t.id() == id) {
+          return t;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Every open table. */
+  public Collection<StoreTable> tables() {
+    List<StoreTable> out = new ArrayList<>();
+    open.values().forEach(m -> out.addAll(m.values()));
+    return out;
+  }
+
+  /** Closes every table (without flushing; the store flushes first on a clean close). */
+  public void closeAll(String reason) throws IOException {
+    ddlLock.lock();
+    try {
+      IOException first = null;
+      for (StoreTable t : tables()) {
+        try {
+          t.close(reason);
+        } catch (IOException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+      }
+      open.clear();
+      if (first != null) {
+        throw first;
+      }
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  public Path catalogPath() {
+    return file.path();
+  }
+
+  private void storeCatalog(CatalogState next) {
+    pipeline.checkWritable();
+    try {
+      file.store(next);
+    } catch (IOException e) {
+      throw new StorageIOException(file.path(), "writing the catalog", e);
+    }
+  }
+}

@@ -1,0 +1,366 @@
+package org.kvstore.internal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import org.kvstore.Cursor;
+import org.kvstore.Durability;
+import org.kvstore.InvalidArgumentException;
+import org.kvstore.KVStoreException;
+import org.kvstore.NoSuchTableException;
+import org.kvstore.StorageIOException;
+import org.kvstore.StoreClosedException;
+import org.kvstore.Table;
+import org.kvstore.TableInfo;
+import org.kvstore.WriteBatch;
+import org.kvstore.catalog.TableDescriptor;
+import org.kvstore.spi.EngineStats;
+import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.Mutation;
+
+/**
+ * An open table: validates arguments, takes key locks, sends writes through the
+ * {@link WritePipeline}, and guards the engine table's life cycle.
+ *
+ * <p>Thread safety: thread-safe. Data operations hold {@code lifecycle}'s read lock while they run;
+ * {@link #close} takes its write lock, so the engine is never closed under a running operation.
+ * Open cursors are tracked and invalidated on close rather than waited for.
+ */
+public final class StoreTable implements Table {
+  private final TableDescriptor descriptor;
+  private final EngineTable engine;
+  private final boolean durable;
+  private final Durability durability;
+  private final Map<String, String> effectiveProperties;
+  private final Path directory;
+  private final WritePipeline pipeline;
+  private final Limits limits;
+  private final KeyLocks keyLocks = new KeyLocks();
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
+  /** Written under lifecycle's write lock; read under its read lock. */
+  private volatile String closedReason;
+
+  /** Key and value size limits of the store. */
+  record Limits(int maxKeyBytes, int maxValueBytes) {}
+
+  StoreTable(
+      TableDescriptor descriptor,
+      EngineTable engine,
+      boolean durable,
+      Durability durability,
+      Map<String, String> effectiveProperties,
+      Path directory,
+      WritePipeline pipeline,
+      Limits limits) {
+    this.descriptor = descriptor;
+    this.engine = engine;
+    this.durable = durable;
+    this.durability = durability;
+    this.effectiveProperties = effectiveProperties;
+    this.directory = directory;
+    this.pipeline = pipeline;
+    this.limits = limits;
+  }
+
+  public long id() {
+    return descriptor.id();
+  }
+
+  public TableDescriptor descriptor() {
+    return descriptor;
+  }
+
+  public String qualifiedName() {
+    return descriptor.qualifiedName();
+  }
+
+  public boolean durable() {
+    return durable;
+  }
+
+  /** The effective durability of this table's writes ({@code null} when not durable). */
+  public Durability durabilityMode() {
+    return durability;
+  }
+
+  public EngineTable engine() {
+    return engine;
+  }
+
+  @Override
+  public String database() {
+    return descriptor.database();
+  }
+
+  @Override
+  public String name() {
+    return descriptor.name();
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    checkKey(key);
+    checkValue(key, value);
+    enter();
+    try {
+      int stripe = keyLocks.lock(key);
+      try {
+        // Copied: the engine may keep the arrays, and the caller may reuse its own.
+        pipeline.write(this, List.of(Mutation.put(key.clone(), value.clone())));
+      } finally {
+        keyLocks.unlock(stripe);
+      }
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    checkKey(key);
+    enter();
+    try {
+      return engine.get(key);
+    } catch (IOException e) {
+      throw io("get", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public boolean remove(byte[] key) {
+    checkKey(key);
+    enter();
+    try {
+      int stripe = keyLocks.lock(key);
+      try {
+        if (engine.get(key) == null) {
+          return false;
+        }
+        pipeline.write(this, List.of(Mutation.remove(key.clone())));
+        return true;
+      } finally {
+        keyLocks.unlock(stripe);
+      }
+    } catch (IOException e) {
+      throw io("remove", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public void write(WriteBatch batch) {
+    if (batch == null) {
+      throw new InvalidArgumentException("batch", "must not be null");
+    }
+    List<Mutation> mutations = checkBatch(batch);
+    if (mutations.isEmpty()) {
+      return;
+    }
+    List<byte[]> keys = new ArrayList<>(mutations.size());
+    for (Mutation m : mutations) {
+      keys.add(m.key());
+    }
+    enter();
+    try {
+      int[] stripes = keyLocks.lockAll(keys);
+      try {
+        pipeline.write(this, mutations);
+      } finally {
+        keyLocks.unlockAll(stripes);
+      }
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public void update(List<byte[]> keys, Function<byte[][], WriteBatch> update) {
+    if (keys == null || update == null) {
+      throw new InvalidArgumentException(keys == null ? "keys" : "update", "must not be null");
+    }
+    for (byte[] k : keys) {
+      checkKey(k);
+    }
+    enter();
+    try {
+      int[] stripes = keyLocks.lockAll(keys);
+      try {
+        byte[][] current = new byte[keys.size()][];
+        for (int i = 0; i < current.length; i++) {
+          current[i] = engine.get(keys.get(i));
+        }
+        WriteBatch batch = update.apply(current);
+        if (batch == null || batch.isEmpty()) {
+          return;
+        }
+        List<Mutation> mutations = checkBatch(batch);
+        Set<byte[]> locked = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Mutation m : mutations) {
+          if (!isLocked(m.key(), keys, locked)) {
+            throw new InvalidArgumentException(
+                "update", "the batch writes key " + Keys.printable(m.key())
+                    + " which is not among the keys read");
+          }
+        }
+        pipeline.write(this, mutations);
+      } finally {
+        keyLocks.unlockAll(stripes);
+      }
+    } catch (IOException e) {
+      throw io("update", e);
+    } finally {
+      exit();
+    }
+  }
+
+  private static boolean isLocked(byte[] key, List<byte[]> keys, Set<byte[]> fast) {
+    if (fast.contains(key)) {
+      return true;
+    }
+    for (byte[] k : keys) {
+      if (java.util.Arrays.equals(k, key)) {
+        fast.add(key);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public Cursor scan(byte[] fromInclusive, byte[] toExclusive, int limit) {
+    enter();
+    try {
+      TableCursor c = new TableCursor(this, engine.newCursor(fromInclusive, toExclusive), limit);
+      cursors.add(c);
+      return c;
+    } catch (IOException e) {
+      throw io("scan", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public TableInfo info() {
+    enter();
+    try {
+      EngineStats s = engine.stats();
+      return new TableInfo(
+          descriptor.database(), descriptor.name(), descriptor.id(), descriptor.engine(),
+          effectiveProperties, durability, s.entryEstimate(), s.bytesOnDisk(), directory, s.details());
+    } catch (IOException e) {
+      throw io("stats", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public void flush() {
+    enter();
+    try {
+      engine.flush();
+    } catch (IOException e) {
+      throw io("flush", e);
+    } finally {
+      exit();
+    }
+  }
+
+  /**
+   * Closes the engine table once running operations finish; later calls fail with {@code reason}.
+   * Open cursors are invalidated. Idempotent.
+   */
+  void close(String reason) throws IOException {
+    lifecycle.writeLock().lock();
+    try {
+      if (closedReason != null) {
+        return;
+      }
+      closedReason = reason;
+      for (TableCursor c : cursors) {
+        c.invalidate();
+      }
+      cursors.clear();
+      engine.close();
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
+  }
+
+  void cursorClosed(TableCursor c) {
+    cursors.remove(c);
+  }
+
+  /** Enters a data operation. REQUIRES: a matching {@link #exit()} in a finally block. */
+  void enter() {
+    lifecycle.readLock().lock();
+    String reason = closedReason;
+    if (reason != null) {
+      lifecycle.readLock().unlock();
+      throw closedError(reason);
+    }
+  }
+
+  void exit() {
+    lifecycle.readLock().unlock();
+  }
+
+  private KVStoreException closedError(String reason) {
+    if (reason.equals(DROPPED)) {
+      return new NoSuchTableException(descriptor.database(), descriptor.name());
+    }
+    return new StoreClosedException("table " + qualifiedName() + " (" + reason + ")");
+  }
+
+  static final String DROPPED = "dropped";
+
+  StorageIOException io(String op, IOException e) {
+    return new StorageIOException("table " + qualifiedName() + ": " + op, e);
+  }
+
+  private void checkKey(byte[] key) {
+    if (key == null) {
+      throw new InvalidArgumentException("key", "must not be null");
+    }
+    if (key.length == 0 || key.length > limits.maxKeyBytes()) {
+      throw new InvalidArgumentException(
+          "key", "must be 1 to " + limits.maxKeyBytes() + " bytes, was " + key.length
+              + " (table " + qualifiedName() + ")");
+    }
+  }
+
+  private void checkValue(byte[] key, byte[] value) {
+    if (value == null) {
+      throw new InvalidArgumentException("value", "must not be null (key " + Keys.printable(key) + ")");
+    }
+    if (value.length > limits.maxValueBytes()) {
+      throw new InvalidArgumentException(
+          "value", "of key " + Keys.printable(key) + " is " + value.length + " bytes, the limit is "
+              + limits.maxValueBytes() + " (table " + qualifiedName() + ")");
+    }
+  }
+
+  private List<Mutation> checkBatch(WriteBatch batch) {
+    List<Mutation> mutations = batch.mutations();
+    for (Mutation m : mutations) {
+      checkKey(m.key());
+      if (!m.isRemove()) {
+        checkValue(m.key(), m.value());
+      }
+    }
+    return List.copyOf(mutations);
+  }
+}

@@ -1,0 +1,167 @@
+package org.kvstore.internal;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.locks.ReentrantLock;
+import org.kvstore.Durability;
+import org.kvstore.KVStoreException;
+import org.kvstore.ReadOnlyStoreException;
+import org.kvstore.StorageIOException;
+import org.kvstore.spi.Mutation;
+
+/**
+ * The write path of a store: every mutation of a durable table is logged, made as durable as its
+ * table's mode asks, then applied to the engine.
+ *
+ * <pre>
+ *   caller (holds the key stripes of its keys)
+ *     │ 1. orderLock: lsn = ++lastLsn; inflight += lsn; log.enqueue(lsn, record)
+ *     │ 2. log.writeUpTo(lsn)            write(): shared by concurrent writers
+ *     │ 3. log.syncUpTo(lsn)             sync mode only: one fsync for the group
+ *     │ 4. engine.apply(mutations, lsn)  visible to readers only now, after it is durable
+ *     └ 5. inflight -= lsn
+ * </pre>
+ *
+ * <p>The apply watermark ({@link #appliedLsn()}) is the highest LSN at or below which every record is
+ * applied: engines record it as the LSN of the state they persist, and recovery replays the log
+ * above it.
+ *
+ * <p>Failures are latched (the fsyncgate rule): once a log write, a log sync or an apply fails, the
+ * pipeline refuses every later write with {@link ReadOnlyStoreException} naming the first failure;
+ * reads keep working and reopening the store recovers from the log.
+ *
+ * <p>Thread safety: thread-safe. {@code orderLock} guards {@code lastLsn} and the order of
+ * {@code enqueue} calls; no I/O runs under it.
+ */
+public final class WritePipeline {
+  private final CommitLog log;
+  private final ReentrantLock orderLock = new ReentrantLock();
+  /** Guarded by orderLock. */
+  private long lastLsn;
+  private final ConcurrentSkipListSet<Long> inflight = new ConcurrentSkipListSet<>();
+  private volatile KVStoreException failure;
+
+  public WritePipeline(CommitLog log, long lastLsn) {
+    this.log = log;
+    this.lastLsn = lastLsn;
+  }
+
+  /**
+   * Logs and applies {@code mutations} to {@code table}. REQUIRES: the caller holds the key stripes
+   * of every key in {@code mutations}.
+   */
+  void write(StoreTable table, List<Mutation> mutations) {
+    checkWritable();
+    if (!table.durable()) {
+      try {
+        applyTo(table, mutations, 0);
+      } catch (IOException e) {
+        throw new StorageIOException("table " + table.qualifiedName() + ": write", e);
+      }
+      return;
+    }
+    long lsn;
+    orderLock.lock();
+    try {
+      checkWritable();
+      lsn = ++lastLsn;
+      inflight.add(lsn);
+      try {
+        log.enqueue(lsn, table.id(), mutations);
+      } catch (IOException e) {
+        inflight.remove(lsn);
+        throw fail("write-ahead log append failed", e);
+      }
+    } finally {
+      orderLock.unlock();
+    }
+    try {
+      try {
+        log.writeUpTo(lsn);
+        if (table.durabilityMode() == Durability.SYNC) {
+          log.syncUpTo(lsn);
+        }
+      } catch (IOException e) {
+        throw fail("write-ahead log write or sync failed", e);
+      }
+      try {
+        applyTo(table, mutations, lsn);
+      } catch (IOException e) {
+        throw fail("table " + table.qualifiedName() + ": applying a logged write failed", e);
+      }
+    } finally {
+      inflight.remove(lsn);
+    }
+  }
+
+  private static void applyTo(StoreTable table, List<Mutation> mutations, long lsn) throws IOException {
+    if (mutations.size() == 1) {
+      Mutation m = mutations.get(0);
+      if (m.isRemove()) {
+        table.engine().remove(m.key(), lsn);
+      } else {
+        table.engine().put(m.key(), m.value(), lsn);
+      }
+    } else {
+      table.engine().apply(mutations, lsn);
+    }
+  }
+
+  /** Every record at or below the returned LSN has been applied to its table. */
+  public long appliedLsn() {
+    orderLock.lock();
+    try {
+      return inflight.isEmpty() ? lastLsn : inflight.first() - 1;
+    } finally {
+      orderLock.unlock();
+    }
+  }
+
+  /** Raises the last LSN to at least {@code lsn} (on open: LSNs never go back across restarts). */
+  public void advanceTo(long lsn) {
+    orderLock.lock();
+    try {
+      lastLsn = Math.max(lastLsn, lsn);
+    } finally {
+      orderLock.unlock();
+    }
+  }
+
+  /** The last LSN handed out. */
+  public long lastLsn() {
+    orderLock.lock();
+    try {
+      return lastLsn;
+    } finally {
+      orderLock.unlock();
+    }
+  }
+
+  /** The latched failure, or {@code null} while the store is writable. */
+  public KVStoreException failure() {
+    return failure;
+  }
+
+  public void checkWritable() {
+    KVStoreException f = failure;
+    if (f != null) {
+      throw new ReadOnlyStoreException(f.getMessage(), f);
+    }
+  }
+
+  /** Latches {@code e} as the store's failure (the first one wins) and returns the error for the caller. */
+  public KVStoreException fail(String what, IOException e) {
+    StorageIOException error = new StorageIOException(what, e);
+    synchronized (this) {
+      if (failure == null) {
+        failure = error;
+      }
+    }
+    return error;
+  }
+
+  CommitLog log() {
+    return log;
+  }
+}

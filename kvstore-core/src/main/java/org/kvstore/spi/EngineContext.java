@@ -1,0 +1,27 @@
+package org.kvstore.spi;
+
+import java.nio.file.Path;
+import java.util.function.LongSupplier;
+import org.kvstore.io.FileSystem;
+
+/**
+ * What the store hands an engine when it opens a table.
+ *
+ * @param directory the table's own directory, existing; the engine keeps all its files in it and
+ *     nothing else
+ * @param fileSystem the file layer all of the engine's I/O must go through
+ * @param properties the table's validated properties (the core's and the engine's)
+ * @param tableName {@code db.table}, for log lines and error messages
+ * @param appliedLsn the apply watermark: every mutation with a log sequence number at or below the
+ *     value it returns has been applied to this table. An engine reads it at the moment it freezes
+ *     the state it is about to persist (a memtable switch, the start of a checkpoint), and records it
+ *     as that state's persisted LSN.
+ *
+ * <p>Thread safety: immutable; {@code appliedLsn} may be called from any thread.
+ */
+public record EngineContext(
+    Path directory,
+    FileSystem fileSystem,
+    TableProperties properties,
+    String tableName,
+    LongSupplier appliedLsn) {}

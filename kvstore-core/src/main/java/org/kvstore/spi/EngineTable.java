@@ -1,0 +1,72 @@
+package org.kvstore.spi;
+
+import java.io.IOException;
+import java.util.List;
+import org.kvstore.Cursor;
+
+/**
+ * One open table of an engine: an ordered map from binary keys to binary values, in unsigned
+ * lexicographic key order.
+ *
+ * <h2>Write protocol</h2>
+ *
+ * The core logs every mutation of a durable table in the write-ahead log first, under a log sequence
+ * number (LSN), and only then applies it here. Writes to the same key never race: the core holds
+ * that key's lock across log and apply, so mutations of one key arrive in LSN order. Mutations of
+ * different keys may arrive concurrently and out of LSN order.
+ *
+ * <h2>Persistence protocol</h2>
+ *
+ * {@link #flush()} (and any background flush of the engine's own) persists a state that contains
+ * every mutation at or below {@link EngineContext#appliedLsn()} read when the state was frozen, and
+ * records that LSN; {@link #persistedLsn()} returns the latest one made durable. On open, the core
+ * replays the log records of this table above {@code persistedLsn()}: replaying a mutation that is
+ * already in the persisted state must be harmless (puts and removes are idempotent). Engines that
+ * are not durable return 0 from {@code persistedLsn()} and are never replayed.
+ *
+ * <p>Errors: I/O errors are {@link IOException} (the core names the table and translates them);
+ * damaged data is {@link org.kvstore.CorruptionException} naming file and offset, never a wrong value.
+ *
+ * <p>Thread safety: implementations are thread-safe; readers must not block readers.
+ */
+public interface EngineTable extends AutoCloseable {
+
+  /** The value under {@code key}, or {@code null}. The caller owns the returned array. */
+  byte[] get(byte[] key) throws IOException;
+
+  /** Puts {@code value} under {@code key}, logged at {@code lsn} (0 for a table without a log). */
+  void put(byte[] key, byte[] value, long lsn) throws IOException;
+
+  /** Removes {@code key} (a no-op when absent), logged at {@code lsn}. */
+  void remove(byte[] key, long lsn) throws IOException;
+
+  /**
+   * Applies the mutations in order, logged together at {@code lsn}. Engines with snapshot reads make
+   * the batch visible atomically; the core guarantees all-or-nothing across crashes through the log.
+   */
+  void apply(List<Mutation> batch, long lsn) throws IOException;
+
+  /**
+   * A cursor over {@code [fromInclusive, toExclusive)}; a {@code null} bound is an open end. The
+   * cursor must tolerate concurrent writes (no exception, each key at most once).
+   */
+  Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) throws IOException;
+
+  /**
+   * Persists every mutation applied before the call (see the persistence protocol) and returns the
+   * LSN now recorded as persisted. A no-op returning 0 for engines that are not durable.
+   */
+  long flush() throws IOException;
+
+  /** The LSN up to which this table's persisted state is complete (0 when nothing was persisted). */
+  long persistedLsn();
+
+  EngineStats stats() throws IOException;
+
+  /**
+   * Closes the table, releasing files and threads. Does not flush: the core calls {@link #flush()}
+   * first when it wants a clean close. Idempotent.
+   */
+  @Override
+  void close() throws IOException;
+}
