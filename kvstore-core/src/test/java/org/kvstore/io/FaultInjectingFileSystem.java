@@ -1,0 +1,262 @@
+package org.kvstore.io;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+/**
+ * A {@link FileSystem} over another one that injects faults, for tests of every engine:
+ *
+ * <ul>
+ *   <li>{@link #failSyncs(Predicate)}: syncs of matching files (or directories) throw {@code EIO};
+ *   <li>{@link #diskFullAfter(long)}: once that many more bytes are written, writes throw
+ *       {@code No space left on device} (until {@link #diskFullAfter(long)} with -1 frees space);
+ *   <li>{@link #crashAfter(long)}: after that many more mutating operations (write, sync, rename,
+ *       delete, truncate, create), every later operation throws, as if the process died there;
+ *       what reached the underlying file system stays as it is.
+ * </ul>
+ *
+ * It also records a trace of mutating operations ({@link #trace()}) for tests that check the order
+ * of writes, syncs and renames.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class FaultInjectingFileSystem implements FileSystem {
+  private final FileSystem inner;
+  private volatile Predicate<Path> failSync = p -> false;
+  private final AtomicLong bytesUntilFull = new AtomicLong(-1);
+  private final AtomicLong opsUntilCrash = new AtomicLong(-1);
+  private volatile boolean crashed;
+  private final List<String> trace = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicLong writes = new AtomicLong();
+  private final AtomicLong syncs = new AtomicLong();
+
+  public FaultInjectingFileSystem(FileSystem inner) {
+    this.inner = inner;
+  }
+
+  public FaultInjectingFileSystem() {
+    this(LocalFileSystem.INSTANCE);
+  }
+
+  /** Syncs of files and directories matching {@code which} fail from now on. */
+  public FaultInjectingFileSystem failSyncs(Predicate<Path> which) {
+    failSync = which;
+    return this;
+  }
+
+  /** The disk fills up after {@code bytes} more bytes; -1 frees space again. */
+  public FaultInjectingFileSystem diskFullAfter(long bytes) {
+    bytesUntilFull.set(bytes);
+    return this;
+  }
+
+  /** The "process" dies after {@code ops} more mutating operations; -1 cancels. */
+  public FaultInjectingFileSystem crashAfter(long ops) {
+    opsUntilCrash.set(ops);
+    return this;
+  }
+
+  public boolean crashed() {
+    return crashed;
+  }
+
+  /** Clears all faults and the crashed state, keeping the trace. */
+  public void heal() {
+    failSync = p -> false;
+    bytesUntilFull.set(-1);
+    opsUntilCrash.set(-1);
+    crashed = false;
+  }
+
+  /** Mutating operations so far, like {@code write CATALOG.tmp 0+120}, {@code sync CATALOG.tmp}. */
+  public List<String> trace() {
+    synchronized (trace) {
+      return List.copyOf(trace);
+    }
+  }
+
+  public void clearTrace() {
+    trace.clear();
+  }
+
+  public long writeCount() {
+    return writes.get();
+  }
+
+  public long syncCount() {
+    return syncs.get();
+  }
+
+  private void mutating(String op) throws IOException {
+    checkCrashed();
+    long left = opsUntilCrash.get();
+    if (left >= 0) {
+      if (left == 0) {
+        crashed = true;
+        throw new IOException("crashed before " + op + " (injected)");
+      }
+      opsUntilCrash.decrementAndGet();
+    }
+    trace.add(op);
+  }
+
+  private void checkCrashed() throws IOException {
+    if (crashed) {
+      throw new IOException("process crashed (injected)");
+    }
+  }
+
+  private static String name(Path p) {
+    Path f = p.getFileName();
+    return f == null ? p.toString() : f.toString();
+  }
+
+  @Override
+  public StorageFile open(Path path, OpenMode mode) throws IOException {
+    if (mode == OpenMode.READ) {
+      checkCrashed();
+    } else {
+      mutating("open " + name(path) + " " + mode);
+    }
+    return new FaultFile(inner.open(path, mode));
+  }
+
+  @Override
+  public boolean exists(Path path) {
+    return inner.exists(path);
+  }
+
+  @Override
+  public void createDirectories(Path dir) throws IOException {
+    checkCrashed();
+    inner.createDirectories(dir);
+  }
+
+  @Override
+  public List<String> list(Path dir) throws IOException {
+    checkCrashed();
+    return inner.list(dir);
+  }
+
+  @Override
+  public long size(Path path) throws IOException {
+    checkCrashed();
+    return inner.size(path);
+  }
+
+  @Override
+  public void rename(Path source, Path target) throws IOException {
+    mutating("rename " + name(source) + " " + name(target));
+    inner.rename(source, target);
+  }
+
+  @Override
+  public boolean delete(Path path) throws IOException {
+    mutating("delete " + name(path));
+    return inner.delete(path);
+  }
+
+  @Override
+  public void deleteRecursively(Path dir) throws IOException {
+    mutating("deleteRecursively " + name(dir));
+    inner.deleteRecursively(dir);
+  }
+
+  @Override
+  public void createLink(Path link, Path existing) throws IOException {
+    mutating("link " + name(link) + " " + name(existing));
+    inner.createLink(link, existing);
+  }
+
+  @Override
+  public void syncDirectory(Path dir) throws IOException {
+    mutating("syncdir " + name(dir));
+    syncs.incrementAndGet();
+    if (failSync.test(dir)) {
+      throw new IOException("EIO (injected) syncing directory " + dir);
+    }
+    inner.syncDirectory(dir);
+  }
+
+  @Override
+  public Closeable tryLock(Path lockFile) throws IOException {
+    return inner.tryLock(lockFile);
+  }
+
+  /** A file whose writes and syncs pass through the fault checks. */
+  private final class FaultFile implements StorageFile {
+    private final StorageFile f;
+
+    FaultFile(StorageFile f) {
+      this.f = f;
+    }
+
+    @Override
+    public Path path() {
+      return f.path();
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long position) throws IOException {
+      checkCrashed();
+      return f.read(dst, position);
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+      mutating("write " + name(f.path()) + " " + position + "+" + src.remaining());
+      writes.incrementAndGet();
+      long budget = bytesUntilFull.get();
+      if (budget >= 0) {
+        if (budget < src.remaining()) {
+          // Like ext4: a short write of what fits, then ENOSPC on the next call.
+          if (budget > 0) {
+            ByteBuffer part = src.duplicate();
+            part.limit(part.position() + (int) budget);
+            int n = f.write(part, position);
+            src.position(src.position() + n);
+            bytesUntilFull.addAndGet(-n);
+            return n;
+          }
+          throw new IOException("No space left on device (injected) writing " + f.path());
+        }
+        bytesUntilFull.addAndGet(-src.remaining());
+      }
+      return f.write(src, position);
+    }
+
+    @Override
+    public long size() throws IOException {
+      checkCrashed();
+      return f.size();
+    }
+
+    @Override
+    public void truncate(long size) throws IOException {
+      mutating("truncate " + name(f.path()) + " " + size);
+      f.truncate(size);
+    }
+
+    @Override
+    public void sync() throws IOException {
+      mutating("sync " + name(f.path()));
+      syncs.incrementAndGet();
+      if (failSync.test(f.path())) {
+        throw new IOException("EIO (injected) syncing " + f.path());
+      }
+      f.sync();
+    }
+
+    @Override
+    public void close() throws IOException {
+      f.close();
+    }
+  }
+}

@@ -1,0 +1,602 @@
+package org.kvstore.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.Cursor;
+import org.kvstore.InvalidArgumentException;
+import org.kvstore.KVStore;
+import org.kvstore.StoreOptions;
+import org.kvstore.Table;
+import org.kvstore.WriteBatch;
+
+/**
+ * The contract every table engine passes, run through the public {@link KVStore} API. An engine
+ * module subclasses it and names its engine; it may shrink sizes through {@link #tableProperties()}
+ * so that flushes, splits and evictions happen within the test's data.
+ *
+ * <p>Randomized tests print their seed and take {@code -Dkvstore.seed=N} to reproduce; sizes grow
+ * under the long-run profiles ({@link TestScale}).
+ */
+public abstract class EngineContractTest {
+  protected static final String DB = "kit";
+  protected static final String TABLE = "t";
+
+  @TempDir protected Path dir;
+  protected KVStore store;
+  protected Table table;
+
+  /** The engine under test. */
+  protected abstract String engineName();
+
+  /** Properties of the table under test (small sizes exercise more of the engine). */
+  protected Properties tableProperties() {
+    return new Properties();
+  }
+
+  /** Store options for the test; the default keeps the store's defaults. */
+  protected StoreOptions.Builder storeOptions(StoreOptions.Builder builder) {
+    return builder;
+  }
+
+  /** Whether the engine keeps data across close and reopen. */
+  protected boolean durable() {
+    return store.tableInfo(DB, TABLE).durability() != null;
+  }
+
+  @BeforeEach
+  void openStore() {
+    store = KVStore.open(dir, storeOptions(StoreOptions.builder()).build());
+    store.createDB(DB);
+    store.createTable(DB, TABLE, engineName(), tableProperties());
+    table = store.table(DB, TABLE);
+  }
+
+  @AfterEach
+  void closeStore() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  /** Closes and reopens the store; returns the reopened table handle. */
+  protected Table reopen() {
+    store.close();
+    store = KVStore.open(dir, storeOptions(StoreOptions.builder()).build());
+    table = store.table(DB, TABLE);
+    return table;
+  }
+
+  protected static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  protected static String s(byte[] b) {
+    return b == null ? null : new String(b, StandardCharsets.UTF_8);
+  }
+
+  /** All entries of a scan, in order. */
+  protected static List<Map.Entry<byte[], byte[]>> scanAll(Table t, byte[] from, byte[] to, int limit) {
+    List<Map.Entry<byte[], byte[]>> out = new ArrayList<>();
+    try (Cursor c = t.scan(from, to, limit)) {
+      while (c.next()) {
+        out.add(Map.entry(c.key(), c.value()));
+      }
+    }
+    return out;
+  }
+
+  // ---- basic operations ----
+
+  @Test
+  void put_thenGet_returnsValue() {
+    table.put(b("k1"), b("v1"));
+    assertThat(s(table.get(b("k1")))).isEqualTo("v1");
+    assertThat(table.get(b("missing"))).isNull();
+  }
+
+  @Test
+  void put_existingKey_overwrites() {
+    table.put(b("k"), b("first"));
+    table.put(b("k"), b("second, longer than the first"));
+    table.put(b("k"), b("3"));
+    assertThat(s(table.get(b("k")))).isEqualTo("3");
+    assertThat(table.info().entryEstimate()).isBetween(1L, 3L);
+  }
+
+  @Test
+  void remove_presentAndMissing_reportsWhetherItExisted() {
+    table.put(b("k"), b("v"));
+    assertThat(table.remove(b("k"))).isTrue();
+    assertThat(table.get(b("k"))).isNull();
+    assertThat(table.remove(b("k"))).isFalse();
+    assertThat(table.remove(b("never"))).isFalse();
+    table.put(b("k"), b("again"));
+    assertThat(s(table.get(b("k")))).isEqualTo("again");
+  }
+
+  @Test
+  void emptyValue_isStoredAndDistinctFromMissing() {
+    table.put(b("empty"), new byte[0]);
+    assertThat(table.get(b("empty"))).isNotNull().isEmpty();
+    assertThat(scanAll(table, null, null, 0)).hasSize(1);
+  }
+
+  @Test
+  void callerArrays_mayBeReusedAfterPut() {
+    byte[] key = b("key");
+    byte[] value = b("value");
+    table.put(key, value);
+    value[0] = 'X';
+    byte[] got = table.get(b("key"));
+    assertThat(s(got)).isEqualTo("value");
+    got[0] = 'Y';
+    assertThat(s(table.get(b("key")))).isEqualTo("value");
+  }
+
+  @Test
+  void binaryKeys_areOrderedByUnsignedBytes() {
+    byte[][] keys = {
+      {(byte) 0xFF}, {0x00}, {0x00, 0x00}, {0x7F}, {(byte) 0x80}, {0x01, (byte) 0xFF},
+      {(byte) 0xFF, (byte) 0xFF, 0x00}, {0x00, (byte) 0xFF}, {0x41}, {0x41, 0x00},
+    };
+    for (int i = 0; i < keys.length; i++) {
+      table.put(keys[i], new byte[] {(byte) i, 0x00, (byte) 0xFF});
+    }
+    byte[][] sorted = keys.clone();
+    Arrays.sort(sorted, Arrays::compareUnsigned);
+    List<Map.Entry<byte[], byte[]>> all = scanAll(table, null, null, 0);
+    assertThat(all).hasSize(keys.length);
+    for (int i = 0; i < sorted.length; i++) {
+      assertThat(all.get(i).getKey()).isEqualTo(sorted[i]);
+    }
+    for (int i = 0; i < keys.length; i++) {
+      assertThat(table.get(keys[i])).isEqualTo(new byte[] {(byte) i, 0x00, (byte) 0xFF});
+    }
+  }
+
+  @Test
+  void keyAndValueLimits_areEnforcedWithSpecificErrors() {
+    assertThatThrownBy(() -> table.put(new byte[0], b("v")))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("key");
+    assertThatThrownBy(() -> table.put(new byte[store.options().maxKeyBytes() + 1], b("v")))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("invalid key: must be 1 to");
+    assertThatThrownBy(() -> table.put(b("k"), null)).isInstanceOf(InvalidArgumentException.class);
+    assertThatThrownBy(() -> table.get((byte[]) null)).isInstanceOf(InvalidArgumentException.class);
+    byte[] maxKey = new byte[store.options().maxKeyBytes()];
+    Arrays.fill(maxKey, (byte) 'm');
+    table.put(maxKey, b("longest key"));
+    assertThat(s(table.get(maxKey))).isEqualTo("longest key");
+  }
+
+  // ---- scans ----
+
+  @Test
+  void scan_withOpenAndClosedBoundsAndLimits_matchesModel() {
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    for (int i = 0; i < 500; i++) {
+      byte[] k = b(String.format("key%04d", i * 2));
+      table.put(k, b("v" + i));
+      model.put(k, b("v" + i));
+    }
+    byte[][] bounds = {null, b("key"), b("key0000"), b("key0001"), b("key0500"), b("key0998"), b("key1"), b("zzz")};
+    int[] limits = {0, 1, 7, 1000};
+    for (byte[] from : bounds) {
+      for (byte[] to : bounds) {
+        for (int limit : limits) {
+          List<Map.Entry<byte[], byte[]>> got = scanAll(table, from, to, limit);
+          List<byte[]> expected = expectedKeys(model, from, to, limit);
+          assertThat(got.size())
+              .as("scan [%s, %s) limit %d", s(from), s(to), limit)
+              .isEqualTo(expected.size());
+          for (int i = 0; i < expected.size(); i++) {
+            assertThat(got.get(i).getKey()).isEqualTo(expected.get(i));
+            assertThat(got.get(i).getValue()).isEqualTo(model.get(expected.get(i)));
+          }
+        }
+      }
+    }
+  }
+
+  private static List<byte[]> expectedKeys(TreeMap<byte[], byte[]> model, byte[] from, byte[] to, int limit) {
+    List<byte[]> out = new ArrayList<>();
+    for (byte[] k : model.keySet()) {
+      if (from != null && Arrays.compareUnsigned(k, from) < 0) {
+        continue;
+      }
+      if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
+        break;
+      }
+      if (limit > 0 && out.size() >= limit) {
+        break;
+      }
+      out.add(k);
+    }
+    return out;
+  }
+
+  @Test
+  void scan_doesNotShowRemovedKeys() {
+    for (int i = 0; i < 100; i++) {
+      table.put(b(String.format("k%03d", i)), b("v"));
+    }
+    for (int i = 0; i < 100; i += 2) {
+      table.remove(b(String.format("k%03d", i)));
+    }
+    List<Map.Entry<byte[], byte[]>> all = scanAll(table, null, null, 0);
+    assertThat(all).hasSize(50);
+    assertThat(all).allSatisfy(e -> assertThat(Integer.parseInt(s(e.getKey()).substring(1)) % 2).isEqualTo(1));
+  }
+
+  @Test
+  @Timeout(120)
+  void scan_whileWritersChangeTheTable_seesEachKeyAtMostOnceInOrder() throws Exception {
+    int keys = 2000;
+    for (int i = 0; i < keys; i++) {
+      table.put(b(String.format("k%05d", i)), b("initial"));
+    }
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService writers = Executors.newFixedThreadPool(2);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      int id = w;
+      futures.add(writers.submit(() -> {
+        Random rnd = new Random(id);
+        while (!stop.get()) {
+          byte[] k = b(String.format("k%05d", rnd.nextInt(keys * 2)));
+          if (rnd.nextInt(4) == 0) {
+            table.remove(k);
+          } else {
+            table.put(k, b("w" + id + "-" + rnd.nextInt(1000)));
+          }
+        }
+        return null;
+      }));
+    }
+    try {
+      for (int round = 0; round < 20; round++) {
+        byte[] previous = null;
+        try (Cursor c = table.scan(null, null, 0)) {
+          while (c.next()) {
+            byte[] k = c.key();
+            assertThat(c.value()).isNotNull();
+            if (previous != null) {
+              assertThat(Arrays.compareUnsigned(previous, k)).as("keys strictly ascending").isNegative();
+            }
+            previous = k;
+          }
+        }
+      }
+    } finally {
+      stop.set(true);
+      writers.shutdown();
+      assertThat(writers.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+    }
+    for (Future<?> f : futures) {
+      f.get();
+    }
+  }
+
+  // ---- batches ----
+
+  @Test
+  void batch_appliesAllMutationsInOrder() {
+    table.put(b("gone"), b("x"));
+    WriteBatch batch = new WriteBatch()
+        .put(b("a"), b("1"))
+        .put(b("b"), b("2"))
+        .remove(b("gone"))
+        .put(b("a"), b("overwritten in the same batch"))
+        .put(b("c"), b("3"))
+        .remove(b("c"));
+    table.write(batch);
+    assertThat(s(table.get(b("a")))).isEqualTo("overwritten in the same batch");
+    assertThat(s(table.get(b("b")))).isEqualTo("2");
+    assertThat(table.get(b("gone"))).isNull();
+    assertThat(table.get(b("c"))).isNull();
+  }
+
+  @Test
+  void batch_withAnInvalidMutation_appliesNothing() {
+    WriteBatch batch = new WriteBatch().put(b("ok1"), b("1")).put(new byte[0], b("bad key")).put(b("ok2"), b("2"));
+    assertThatThrownBy(() -> table.write(batch)).isInstanceOf(InvalidArgumentException.class);
+    assertThat(table.get(b("ok1"))).isNull();
+    assertThat(table.get(b("ok2"))).isNull();
+  }
+
+  @Test
+  void batch_repeatedOnAPairOfKeys_leavesThemEqualAfterEveryBatch() {
+    for (int i = 0; i < 200; i++) {
+      byte[] v = b("gen" + i);
+      table.write(new WriteBatch().put(b("pair-a"), v).put(b("pair-b"), v));
+      assertThat(table.get(b("pair-a"))).isEqualTo(v);
+      assertThat(table.get(b("pair-b"))).isEqualTo(v);
+      if (i % 50 == 49) {
+        table.flush();
+      }
+    }
+  }
+
+  @Test
+  void update_readModifyWrite_isAtomicUnderConcurrency() throws Exception {
+    byte[] counter = b("counter");
+    int threads = 8;
+    int perThread = 500;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      futures.add(pool.submit(() -> {
+        start.await();
+        for (int i = 0; i < perThread; i++) {
+          table.update(List.of(counter), current -> {
+            long n = current[0] == null ? 0 : Long.parseLong(s(current[0]));
+            return new WriteBatch().put(counter, b(Long.toString(n + 1)));
+          });
+        }
+        return null;
+      }));
+    }
+    start.countDown();
+    for (Future<?> f : futures) {
+      f.get(120, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertThat(s(table.get(counter))).isEqualTo(Integer.toString(threads * perThread));
+    assertThatThrownBy(() -> table.update(List.of(b("x")), c -> new WriteBatch().put(b("y"), b("1"))))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("'y'");
+  }
+
+  // ---- large values ----
+
+  @Test
+  @Timeout(120)
+  void largeValues_ofSeveralMiB_roundTrip() {
+    Random rnd = new Random(42);
+    byte[] big = new byte[4 << 20];
+    rnd.nextBytes(big);
+    byte[] big2 = new byte[(4 << 20) + 12345];
+    rnd.nextBytes(big2);
+    table.put(b("big"), big);
+    table.put(b("big2"), big2);
+    table.put(b("small"), b("s"));
+    assertThat(table.get(b("big"))).isEqualTo(big);
+    assertThat(table.get(b("big2"))).isEqualTo(big2);
+    table.flush();
+    assertThat(table.get(b("big"))).isEqualTo(big);
+    List<Map.Entry<byte[], byte[]>> all = scanAll(table, null, null, 0);
+    assertThat(all).hasSize(3);
+    assertThat(all.get(0).getValue()).isEqualTo(big);
+    table.put(b("big"), b("now small"));
+    assertThat(s(table.get(b("big")))).isEqualTo("now small");
+    if (durable()) {
+      reopen();
+      assertThat(table.get(b("big2"))).isEqualTo(big2);
+      assertThat(s(table.get(b("big")))).isEqualTo("now small");
+    }
+  }
+
+  // ---- persistence ----
+
+  @Test
+  void closeAndReopen_keepsDataOfDurableEngines() {
+    for (int i = 0; i < 1000; i++) {
+      table.put(b("key" + i), b("value" + i));
+    }
+    table.remove(b("key7"));
+    boolean durable = durable();
+    reopen();
+    if (durable) {
+      for (int i = 0; i < 1000; i++) {
+        assertThat(s(table.get(b("key" + i)))).isEqualTo(i == 7 ? null : "value" + i);
+      }
+      assertThat(scanAll(table, null, null, 0)).hasSize(999);
+      table.put(b("after"), b("reopen"));
+      reopen();
+      assertThat(s(table.get(b("after")))).isEqualTo("reopen");
+    } else {
+      assertThat(scanAll(table, null, null, 0)).isEmpty();
+    }
+  }
+
+  // ---- randomized differential test ----
+
+  @Test
+  @Timeout(600)
+  void randomized_operationsMatchTreeMapModel() {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".randomized");
+    Random rnd = new Random(seed);
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    int ops = TestScale.current().scaled(100_000);
+    int keySpace = 5_000;
+    boolean durable = durable();
+    try {
+      for (int op = 0; op < ops; op++) {
+        int kind = rnd.nextInt(100);
+        byte[] key = randomKey(rnd, keySpace);
+        if (kind < 45) {
+          byte[] value = randomValue(rnd);
+          table.put(key, value);
+          model.put(key, value);
+        } else if (kind < 60) {
+          boolean existed = table.remove(key);
+          assertThat(existed).as("remove(%s) at op %d", hex(key), op).isEqualTo(model.remove(key) != null);
+        } else if (kind < 85) {
+          assertThat(table.get(key)).as("get(%s) at op %d", hex(key), op).isEqualTo(model.get(key));
+        } else if (kind < 92) {
+          WriteBatch batch = new WriteBatch();
+          int n = 1 + rnd.nextInt(8);
+          for (int i = 0; i < n; i++) {
+            byte[] k = randomKey(rnd, keySpace);
+            if (rnd.nextBoolean()) {
+              byte[] v = randomValue(rnd);
+              batch.put(k, v);
+              model.put(k, v);
+            } else {
+              batch.remove(k);
+              model.remove(k);
+            }
+          }
+          table.write(batch);
+        } else if (kind < 99) {
+          byte[] from = rnd.nextInt(5) == 0 ? null : randomKey(rnd, keySpace);
+          byte[] to = rnd.nextInt(5) == 0 ? null : randomKey(rnd, keySpace);
+          int limit = rnd.nextInt(3) == 0 ? 0 : 1 + rnd.nextInt(50);
+          List<Map.Entry<byte[], byte[]>> got = scanAll(table, from, to, limit);
+          List<byte[]> expected = expectedKeys(model, from, to, limit);
+          assertThat(got).as("scan size at op %d", op).hasSize(expected.size());
+          for (int i = 0; i < expected.size(); i++) {
+            assertThat(got.get(i).getKey()).as("scan key at op %d", op).isEqualTo(expected.get(i));
+            assertThat(got.get(i).getValue()).as("scan value at op %d", op).isEqualTo(model.get(expected.get(i)));
+          }
+        } else if (rnd.nextInt(20) == 0) {
+          if (durable && rnd.nextBoolean()) {
+            reopen();
+          } else {
+            table.flush();
+          }
+        }
+      }
+      assertFullScanEquals(model);
+      if (durable) {
+        reopen();
+        assertFullScanEquals(model);
+      }
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("randomized test failed with seed " + seed + " (reproduce with -Dkvstore.seed=" + seed + "): " + e.getMessage(), e);
+    }
+  }
+
+  private void assertFullScanEquals(TreeMap<byte[], byte[]> model) {
+    List<Map.Entry<byte[], byte[]>> all = scanAll(table, null, null, 0);
+    assertThat(all).hasSize(model.size());
+    int i = 0;
+    for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+      assertThat(all.get(i).getKey()).isEqualTo(e.getKey());
+      assertThat(all.get(i).getValue()).isEqualTo(e.getValue());
+      i++;
+    }
+  }
+
+  private static byte[] randomKey(Random rnd, int keySpace) {
+    int n = rnd.nextInt(keySpace);
+    switch (rnd.nextInt(4)) {
+      case 0:
+        return new byte[] {(byte) (n >>> 8), (byte) n};
+      case 1:
+        return new byte[] {(byte) 0xFF, (byte) (n >>> 8), (byte) n, 0x00};
+      default:
+        return ("key-" + n).getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
+  private static byte[] randomValue(Random rnd) {
+    int len = rnd.nextInt(10) == 0 ? rnd.nextInt(4000) : rnd.nextInt(40);
+    byte[] v = new byte[len];
+    rnd.nextBytes(v);
+    return v;
+  }
+
+  private static String hex(byte[] b) {
+    StringBuilder sb = new StringBuilder();
+    for (byte x : b) {
+      sb.append(String.format("%02x", x));
+    }
+    return sb.toString();
+  }
+
+  // ---- concurrency ----
+
+  @Test
+  @Timeout(300)
+  void concurrentStress_eightThreadsOnSharedAndDistinctKeys() throws Exception {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".stress");
+    int threads = 8;
+    int opsPerThread = TestScale.current().scaled(5_000);
+    int sharedKeys = 64;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    // Each thread's own keys are checked exactly; shared keys must hold some thread's last write.
+    List<TreeMap<String, String>> own = new ArrayList<>();
+    Map<String, List<String>> lastWrites = new ConcurrentHashMap<>();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      TreeMap<String, String> mine = new TreeMap<>();
+      own.add(mine);
+      int id = t;
+      futures.add(pool.submit(() -> {
+        Random rnd = new Random(seed + id);
+        Map<String, String> myLastShared = new java.util.HashMap<>();
+        start.await();
+        for (int i = 0; i < opsPerThread; i++) {
+          if (rnd.nextBoolean()) {
+            String k = "own-" + id + "-" + rnd.nextInt(200);
+            if (rnd.nextInt(5) == 0) {
+              table.remove(b(k));
+              mine.remove(k);
+            } else {
+              String v = "t" + id + "-" + i;
+              table.put(b(k), b(v));
+              mine.put(k, v);
+            }
+            assertThat(s(table.get(b(k)))).isEqualTo(mine.get(k));
+          } else {
+            String k = "shared-" + rnd.nextInt(sharedKeys);
+            String v = "t" + id + "-" + i;
+            table.put(b(k), b(v));
+            myLastShared.put(k, v);
+            byte[] seen = table.get(b(k));
+            assertThat(seen).isNotNull();
+          }
+        }
+        myLastShared.forEach((k, v) -> lastWrites.computeIfAbsent(k, x -> java.util.Collections.synchronizedList(new ArrayList<>())).add(v));
+        return null;
+      }));
+    }
+    start.countDown();
+    for (Future<?> f : futures) {
+      try {
+        f.get(240, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        fail("stress thread failed (seed " + seed + ")", e.getCause());
+      }
+    }
+    pool.shutdown();
+    for (int t = 0; t < threads; t++) {
+      for (Map.Entry<String, String> e : own.get(t).entrySet()) {
+        assertThat(s(table.get(b(e.getKey())))).as("seed %d key %s", seed, e.getKey()).isEqualTo(e.getValue());
+      }
+    }
+    for (Map.Entry<String, List<String>> e : lastWrites.entrySet()) {
+      assertThat(e.getValue()).as("seed %d: %s holds one thread's last write", seed, e.getKey())
+          .contains(s(table.get(b(e.getKey()))));
+    }
+    long ownTotal = own.stream().mapToLong(Map::size).sum();
+    assertThat(scanAll(table, b("own-"), b("own."), 0)).hasSize((int) ownTotal);
+  }
+}
