@@ -7,11 +7,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import org.kvstore.internal.CommitLog;
 import org.kvstore.internal.EngineRegistry;
 import org.kvstore.internal.StoreCatalog;
-import org.kvstore.internal.StoreTable;
-import org.kvstore.internal.WritePipeline;
+import org.kvstore.internal.StoreServices;
 import org.kvstore.io.FileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +45,7 @@ public final class KVStore implements AutoCloseable {
   private final StoreOptions options;
   private final EngineRegistry engines;
   private final Closeable dirLock;
-  private final WritePipeline pipeline;
+  private final StoreServices services;
   private final StoreCatalog catalog;
   private volatile boolean closed;
 
@@ -56,7 +54,14 @@ public final class KVStore implements AutoCloseable {
     this(dir.toPath(), StoreOptions.defaults());
   }
 
-  /** Opens (creating it if needed) the store in {@code dir}. */
+  /**
+   * Opens (creating it if needed) the store in {@code dir}: loads the catalog, opens every table and
+   * replays the write-ahead log above each table's persisted state.
+   *
+   * @throws StoreLockedException if another process (or store) has the directory open
+   * @throws CorruptionException if the catalog, a table or the log is damaged beyond what the
+   *     recovery mode accepts; the message names the file and offset
+   */
   public static KVStore open(Path dir, StoreOptions options) {
     return new KVStore(dir, options);
   }
@@ -83,14 +88,8 @@ public final class KVStore implements AutoCloseable {
       throw new StoreLockedException(this.dir);
     }
     try {
-      this.pipeline = new WritePipeline(CommitLog.NONE, 0);
-      this.catalog = new StoreCatalog(fs, this.dir, engines, options, pipeline);
-      catalog.open();
-      long lastLsn = 0;
-      for (StoreTable t : catalog.tables()) {
-        lastLsn = Math.max(lastLsn, t.engine().persistedLsn());
-      }
-      pipeline.advanceTo(lastLsn);
+      this.services = StoreServices.open(fs, this.dir, options, engines);
+      this.catalog = services.catalog();
     } catch (IOException | RuntimeException e) {
       try {
         dirLock.close();
@@ -218,17 +217,31 @@ public final class KVStore implements AutoCloseable {
 
   // ---- maintenance ----
 
-  /** Persists every table's state (a checkpoint). */
+  /**
+   * Checkpoints now: every table persists its state, then log segments that no table needs are
+   * deleted. Also runs in the background (see {@link StoreOptions#checkpointInterval()}).
+   */
   public void checkpoint() {
     checkOpen();
-    for (StoreTable t : catalog.tables()) {
-      t.flush();
+    services.checkpoint();
+  }
+
+  /**
+   * Writes an online, consistent copy of the store into {@code target} (which must not exist or be
+   * empty) that opens as a store holding every write acknowledged before the call. Engines hard-link
+   * their immutable files.
+   */
+  public void backup(Path target) {
+    checkOpen();
+    if (target == null) {
+      throw new InvalidArgumentException("backup target", "must not be null");
     }
+    services.backup(target);
   }
 
   /** The latched storage failure that made the store read-only, or {@code null}. */
   public KVStoreException failure() {
-    return pipeline.failure();
+    return services.pipeline().failure();
   }
 
   private void checkOpen() {
@@ -238,8 +251,8 @@ public final class KVStore implements AutoCloseable {
   }
 
   /**
-   * Checkpoints every durable table (unless the store failed), closes the tables and releases the
-   * data directory. Idempotent.
+   * Checkpoints every durable table (unless the store failed), closes the tables and the log, and
+   * releases the data directory. Idempotent.
    */
   @Override
   public void close() {
@@ -250,36 +263,24 @@ public final class KVStore implements AutoCloseable {
       closed = true;
     }
     KVStoreException error = null;
-    if (pipeline.failure() == null) {
-      for (StoreTable t : catalog.tables()) {
-        try {
-          t.flush();
-        } catch (KVStoreException e) {
-          error = collect(error, e);
-        }
-      }
-    }
     try {
-      catalog.closeAll("store closed");
-    } catch (IOException e) {
-      error = collect(error, new StorageIOException("closing tables of " + dir, e));
+      services.close();
+    } catch (KVStoreException e) {
+      error = e;
     }
     try {
       dirLock.close();
     } catch (IOException e) {
-      error = collect(error, new StorageIOException(dir.resolve(LOCK_FILE), "unlocking", e));
+      StorageIOException unlock = new StorageIOException(dir.resolve(LOCK_FILE), "unlocking", e);
+      if (error == null) {
+        error = unlock;
+      } else {
+        error.addSuppressed(unlock);
+      }
     }
     if (error != null) {
       throw error;
     }
     LOG.info("closed store {}", dir);
-  }
-
-  private static KVStoreException collect(KVStoreException first, KVStoreException next) {
-    if (first == null) {
-      return next;
-    }
-    first.addSuppressed(next);
-    return first;
   }
 }

@@ -122,7 +122,7 @@ public final class StoreCatalog {
     Path dir = tableDir(t.id());
     fs.createDirectories(dir);
     EngineTable et =
-        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::appliedLsn));
+        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn));
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
     return new StoreTable(
         t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,
@@ -200,6 +200,9 @@ public final class StoreCatalog {
         // Files first, catalog second: a crash in between leaves an orphan directory, removed on open.
         fs.deleteRecursively(tableDir(t.id()));
         opened = openTable(t);
+        if (opened.durable()) {
+          opened.engine().flush(); // an empty persisted state at the current LSN
+        }
       } catch (IOException e) {
         throw new StorageIOException(tableDir(t.id()), "creating table " + t.qualifiedName(), e);
       }
@@ -322,6 +325,16 @@ public final class StoreCatalog {
       if (first != null) {
         throw first;
       }
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  /** The current catalog. */
+  public CatalogState state() {
+    ddlLock.lock();
+    try {
+      return state;
     } finally {
       ddlLock.unlock();
     }

@@ -46,6 +46,8 @@ public final class StoreTable implements Table {
   private final KeyLocks keyLocks = new KeyLocks();
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
+  /** The highest LSN logged for this table (set under the pipeline's order lock). */
+  private volatile long loggedLsn;
   /** Written under lifecycle's write lock; read under its read lock. */
   private volatile String closedReason;
 
@@ -90,6 +92,21 @@ public final class StoreTable implements Table {
   /** The effective durability of this table's writes ({@code null} when not durable). */
   public Durability durabilityMode() {
     return durability;
+  }
+
+  /** Records that a write of this table was logged at {@code lsn}. REQUIRES: the pipeline's order lock. */
+  void loggedUpTo(long lsn) {
+    loggedLsn = lsn;
+  }
+
+  /**
+   * The LSN below which this table needs no log record: its persisted LSN, or {@code watermark}
+   * (an apply watermark read before the table's last flush started) when every write ever logged
+   * for the table is persisted. A table without recent writes thus never pins old log segments.
+   */
+  long logNeededAbove(long watermark) {
+    long persisted = engine.persistedLsn();
+    return loggedLsn <= persisted ? Math.max(persisted, watermark) : persisted;
   }
 
   public EngineTable engine() {

@@ -9,6 +9,8 @@ import org.kvstore.KVStoreException;
 import org.kvstore.ReadOnlyStoreException;
 import org.kvstore.StorageIOException;
 import org.kvstore.spi.Mutation;
+import org.kvstore.wal.CommitLog;
+import org.kvstore.wal.WalAppendException;
 
 /**
  * The write path of a store: every mutation of a durable table is logged, made as durable as its
@@ -24,27 +26,33 @@ import org.kvstore.spi.Mutation;
  * </pre>
  *
  * <p>The apply watermark ({@link #appliedLsn()}) is the highest LSN at or below which every record is
- * applied: engines record it as the LSN of the state they persist, and recovery replays the log
- * above it.
+ * applied. Engines read it through {@link #persistableLsn()}, which first makes the log durable up
+ * to everything written: an engine may persist only state whose log records are durable, or a power
+ * loss could keep a later write in a table while losing an earlier one (a hole).
  *
- * <p>Failures are latched (the fsyncgate rule): once a log write, a log sync or an apply fails, the
- * pipeline refuses every later write with {@link ReadOnlyStoreException} naming the first failure;
- * reads keep working and reopening the store recovers from the log.
+ * <p>Failures are latched (the fsyncgate rule): once a log sync, a log write that could not be
+ * undone, or an apply fails, the pipeline refuses every later write with
+ * {@link ReadOnlyStoreException} naming the first failure; reads keep working and reopening the
+ * store recovers from the log. A log append that was undone (a full disk) fails only its writes.
  *
  * <p>Thread safety: thread-safe. {@code orderLock} guards {@code lastLsn} and the order of
  * {@code enqueue} calls; no I/O runs under it.
  */
 public final class WritePipeline {
-  private final CommitLog log;
   private final ReentrantLock orderLock = new ReentrantLock();
   /** Guarded by orderLock. */
   private long lastLsn;
   private final ConcurrentSkipListSet<Long> inflight = new ConcurrentSkipListSet<>();
+  private volatile CommitLog log = CommitLog.NONE;
   private volatile KVStoreException failure;
 
-  public WritePipeline(CommitLog log, long lastLsn) {
-    this.log = log;
+  public WritePipeline(long lastLsn) {
     this.lastLsn = lastLsn;
+  }
+
+  /** Starts logging to {@code log} (after recovery). */
+  public void attach(CommitLog log) {
+    this.log = log;
   }
 
   /**
@@ -61,12 +69,14 @@ public final class WritePipeline {
       }
       return;
     }
+    CommitLog log = this.log;
     long lsn;
     orderLock.lock();
     try {
       checkWritable();
       lsn = ++lastLsn;
       inflight.add(lsn);
+      table.loggedUpTo(lsn);
       try {
         log.enqueue(lsn, table.id(), mutations);
       } catch (IOException e) {
@@ -82,6 +92,8 @@ public final class WritePipeline {
         if (table.durabilityMode() == Durability.SYNC) {
           log.syncUpTo(lsn);
         }
+      } catch (WalAppendException e) {
+        throw new StorageIOException("table " + table.qualifiedName() + ": write", e);
       } catch (IOException e) {
         throw fail("write-ahead log write or sync failed", e);
       }
@@ -95,7 +107,8 @@ public final class WritePipeline {
     }
   }
 
-  private static void applyTo(StoreTable table, List<Mutation> mutations, long lsn) throws IOException {
+  /** Applies a logged record to its table. Used by the write path and by recovery. */
+  static void applyTo(StoreTable table, List<Mutation> mutations, long lsn) throws IOException {
     if (mutations.size() == 1) {
       Mutation m = mutations.get(0);
       if (m.isRemove()) {
@@ -118,7 +131,23 @@ public final class WritePipeline {
     }
   }
 
-  /** Raises the last LSN to at least {@code lsn} (on open: LSNs never go back across restarts). */
+  /**
+   * The apply watermark, after making every written log record durable: what an engine may record
+   * as the LSN of the state it is about to persist (the {@code EngineContext.appliedLsn} hook).
+   *
+   * @throws StorageIOException if the log sync failed (the failure is latched)
+   */
+  public long persistableLsn() {
+    long watermark = appliedLsn();
+    try {
+      log.syncWritten();
+    } catch (IOException e) {
+      throw fail("write-ahead log sync before persisting table state failed", e);
+    }
+    return watermark;
+  }
+
+  /** Raises the last LSN to at least {@code lsn} (recovery: LSNs never go back across restarts). */
   public void advanceTo(long lsn) {
     orderLock.lock();
     try {
@@ -159,9 +188,5 @@ public final class WritePipeline {
       }
     }
     return error;
-  }
-
-  CommitLog log() {
-    return log;
   }
 }

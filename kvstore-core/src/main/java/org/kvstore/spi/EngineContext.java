@@ -15,7 +15,10 @@ import org.kvstore.io.FileSystem;
  * @param appliedLsn the apply watermark: every mutation with a log sequence number at or below the
  *     value it returns has been applied to this table. An engine reads it at the moment it freezes
  *     the state it is about to persist (a memtable switch, the start of a checkpoint), and records it
- *     as that state's persisted LSN.
+ *     as that state's persisted LSN. Calling it also makes every log record written so far durable
+ *     (it may fsync, so call it once per freeze, not per write): an engine may persist a state only
+ *     after the log records in it are durable. It throws {@link org.kvstore.StorageIOException} when
+ *     that sync fails.
  *
  * <p>Thread safety: immutable; {@code appliedLsn} may be called from any thread.
  */

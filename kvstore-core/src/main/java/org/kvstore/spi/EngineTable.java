@@ -64,6 +64,19 @@ public interface EngineTable extends AutoCloseable {
   EngineStats stats() throws IOException;
 
   /**
+   * Writes into {@code targetDirectory} (existing and empty) a copy of this table's persisted state
+   * that the engine opens as a table whose {@link #persistedLsn()} is that of the copied state. It
+   * must be consistent while writes and background work go on; immutable files should be hard-linked
+   * ({@link org.kvstore.io.FileSystem#createLink}) rather than copied. The store calls it right after
+   * {@link #flush()}, and copies the log above the copied state's LSN itself.
+   *
+   * @throws IOException if the copy fails, or the engine cannot make one
+   */
+  default void backup(java.nio.file.Path targetDirectory) throws IOException {
+    throw new IOException("this engine does not support online backup");
+  }
+
+  /**
    * Closes the table, releasing files and threads. Does not flush: the core calls {@link #flush()}
    * first when it wants a clean close. Idempotent.
    */

@@ -1,11 +1,11 @@
-package org.kvstore.internal;
+package org.kvstore.wal;
 
 import java.io.IOException;
 import java.util.List;
 import org.kvstore.spi.Mutation;
 
 /**
- * The write-ahead log as the {@link WritePipeline} sees it. Records are enqueued in LSN order under
+ * The write-ahead log as the store's write pipeline sees it. Records are enqueued in LSN order under
  * the pipeline's order lock (cheap, in memory), then written and synced outside it, where concurrent
  * writers share one {@code write()} and one fsync (group commit).
  *
@@ -19,8 +19,14 @@ public interface CommitLog extends AutoCloseable {
   /** Returns once every record up to {@code lsn} has been handed to the OS ({@code write()}). */
   void writeUpTo(long lsn) throws IOException;
 
-  /** Returns once every record up to {@code lsn} is on stable storage (fsync). */
+  /**
+   * Returns once every record up to {@code lsn} is on stable storage (fsync). REQUIRES: {@link
+   * #writeUpTo} of {@code lsn} returned.
+   */
   void syncUpTo(long lsn) throws IOException;
+
+  /** Makes every record written so far durable (one fsync unless nothing new was written). */
+  void syncWritten() throws IOException;
 
   @Override
   void close() throws IOException;
@@ -36,6 +42,9 @@ public interface CommitLog extends AutoCloseable {
 
         @Override
         public void syncUpTo(long lsn) {}
+
+        @Override
+        public void syncWritten() {}
 
         @Override
         public void close() {}

@@ -1,0 +1,115 @@
+package org.kvstore.internal;
+
+import java.io.IOException;
+import java.time.Duration;
+import org.kvstore.KVStoreException;
+import org.kvstore.NoSuchTableException;
+import org.kvstore.StorageIOException;
+import org.kvstore.StoreClosedException;
+import org.kvstore.wal.WriteAheadLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checkpoints: flushes every table's state to its files, then deletes the log segments no table
+ * needs any more. Runs on demand ({@link #checkpoint()}) and in the background every
+ * {@code interval} or every {@code logBytes} of log, whichever comes first.
+ *
+ * <p>Thread safety: thread-safe; checkpoints are serialized by this object's monitor, which also
+ * excludes backups.
+ */
+public final class Checkpointer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
+  private static final long TICK_MILLIS = 100;
+
+  private final StoreCatalog catalog;
+  private final WriteAheadLog wal;
+  private final WritePipeline pipeline;
+  private final Duration interval;
+  private final long logBytes;
+  private final Thread thread;
+  private volatile boolean stopping;
+  private volatile long lastBytes;
+  private volatile long lastNanos = System.nanoTime();
+  private volatile long completed;
+
+  public Checkpointer(StoreCatalog catalog, WriteAheadLog wal, WritePipeline pipeline, Duration interval, long logBytes) {
+    this.catalog = catalog;
+    this.wal = wal;
+    this.pipeline = pipeline;
+    this.interval = interval;
+    this.logBytes = logBytes;
+    this.thread = new Thread(this::run, "kvstore-checkpointer");
+    thread.setDaemon(true);
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  /** Checkpoints completed since the store opened. */
+  public long completed() {
+    return completed;
+  }
+
+  private void run() {
+    while (!stopping) {
+      // park, not sleep+interrupt: interrupting a thread inside FileChannel I/O closes the channel
+      java.util.concurrent.locks.LockSupport.parkNanos(TICK_MILLIS * 1_000_000L);
+      boolean byTime = !interval.isZero() && System.nanoTime() - lastNanos >= interval.toNanos();
+      boolean bySize = wal.bytesWritten() - lastBytes >= logBytes;
+      if ((byTime || bySize) && !stopping && pipeline.failure() == null) {
+        try {
+          checkpoint();
+        } catch (KVStoreException e) {
+          LOG.warn("background checkpoint failed: {}", e.getMessage());
+          lastNanos = System.nanoTime(); // retry on the next period, not on every tick
+        }
+      }
+    }
+  }
+
+  /** Flushes every table, then deletes log segments below every table's persisted state. */
+  public synchronized void checkpoint() {
+    pipeline.checkWritable();
+    long bytesAtStart = wal.bytesWritten();
+    long needed = Long.MAX_VALUE;
+    for (StoreTable t : catalog.tables()) {
+      if (!t.durable()) {
+        continue;
+      }
+      long watermark = pipeline.appliedLsn();
+      try {
+        t.flush();
+      } catch (NoSuchTableException | StoreClosedException e) {
+        continue; // dropped or closing meanwhile: its records no longer matter
+      }
+      needed = Math.min(needed, t.logNeededAbove(watermark));
+    }
+    if (needed == Long.MAX_VALUE) {
+      needed = pipeline.appliedLsn();
+    }
+    try {
+      int deleted = wal.deleteObsoleteSegments(needed);
+      if (deleted > 0) {
+        LOG.debug("checkpoint deleted {} log segments (all tables persisted up to LSN {})", deleted, needed);
+      }
+    } catch (IOException e) {
+      throw new StorageIOException("deleting obsolete log segments in " + wal.directory(), e);
+    }
+    lastBytes = bytesAtStart;
+    lastNanos = System.nanoTime();
+    completed++;
+  }
+
+  @Override
+  public void close() {
+    stopping = true;
+    java.util.concurrent.locks.LockSupport.unpark(thread);
+    try {
+      thread.join(60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

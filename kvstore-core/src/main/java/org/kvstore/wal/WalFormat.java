@@ -1,0 +1,186 @@
+package org.kvstore.wal;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.kvstore.spi.Mutation;
+
+/**
+ * Constants and codecs of the write-ahead log, byte by byte in docs/format/wal.md.
+ *
+ * <pre>
+ * segment   := block*                       32 KiB blocks; the last may be partial
+ * block     := fragment* trailer?           trailer: fewer than 7 zero bytes
+ * fragment  := crc32c:u32 | length:u16 | type:u8 | data[length]      (little endian)
+ *              crc32c is masked and covers type and data
+ * type      := FULL=1 FIRST=2 MIDDLE=3 LAST=4 HEADER=5   (DO NOT RENUMBER; bit 0x80 = safe to ignore)
+ * record    := data of one FULL, or FIRST MIDDLE* LAST concatenated
+ * header    := "KVSTWAL\0" | version:u32 | segmentNumber:u64 | firstLsn:u64     (first record of a segment)
+ * writes    := lsn:u64 | tableId:u64 | count:u32 | mutation[count]
+ * mutation  := kind:u8 (PUT=1, REMOVE=2) | keyLength:u32 | key | (PUT: valueLength:u32 | value)
+ * </pre>
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class WalFormat {
+  public static final int VERSION = 1;
+  public static final int BLOCK_SIZE = 32 * 1024;
+  public static final int HEADER_BYTES = 4 + 2 + 1;
+
+  public static final byte FULL = 1;
+  public static final byte FIRST = 2;
+  public static final byte MIDDLE = 3;
+  public static final byte LAST = 4;
+  public static final byte SEGMENT_HEADER = 5;
+  /** Set on record types that a reader that does not know them may skip. */
+  public static final int SAFE_TO_IGNORE = 0x80;
+
+  static final byte[] MAGIC = "KVSTWAL\0".getBytes(StandardCharsets.US_ASCII);
+  static final int SEGMENT_HEADER_BYTES = 8 + 4 + 8 + 8;
+
+  static final byte PUT = 1;
+  static final byte REMOVE = 2;
+
+  private static final int MASK_DELTA = 0xa282ead8;
+
+  private WalFormat() {}
+
+  /** Segment file name for {@code number}: {@code 000042.log}. */
+  public static String segmentName(long number) {
+    return String.format("%06d.log", number);
+  }
+
+  /** The segment number of a file name, or -1 when it is not a segment. */
+  public static long segmentNumber(String fileName) {
+    if (!fileName.endsWith(".log") || fileName.length() < 5) {
+      return -1;
+    }
+    String digits = fileName.substring(0, fileName.length() - 4);
+    for (int i = 0; i < digits.length(); i++) {
+      if (!Character.isDigit(digits.charAt(i))) {
+        return -1;
+      }
+    }
+    try {
+      return Long.parseLong(digits);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** CRC32C of {@code type} followed by {@code data[off, off+len)}, masked as LevelDB does. */
+  static int crc(byte type, byte[] data, int off, int len) {
+    CRC32C c = new CRC32C();
+    c.update(type);
+    c.update(data, off, len);
+    return mask((int) c.getValue());
+  }
+
+  static int crc(byte type, ByteBuffer data) {
+    CRC32C c = new CRC32C();
+    c.update(type);
+    c.update(data.duplicate());
+    return mask((int) c.getValue());
+  }
+
+  /** Masking keeps a CRC of data that itself holds CRCs from being trivially related (LevelDB). */
+  static int mask(int crc) {
+    return ((crc >>> 15) | (crc << 17)) + MASK_DELTA;
+  }
+
+  /** The payload of a segment header record. */
+  static byte[] encodeSegmentHeader(long segmentNumber, long firstLsn) {
+    ByteBuffer b = ByteBuffer.allocate(SEGMENT_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    b.put(MAGIC).putInt(VERSION).putLong(segmentNumber).putLong(firstLsn);
+    return b.array();
+  }
+
+  /** The payload of a record of writes. */
+  static byte[] encodeWrites(long lsn, long tableId, List<Mutation> mutations) {
+    long size = 8 + 8 + 4;
+    for (Mutation m : mutations) {
+      size += 1 + 4 + m.key().length + (m.isRemove() ? 0 : 4 + m.value().length);
+    }
+    if (size > Integer.MAX_VALUE - 64) {
+      throw new IllegalArgumentException("a log record of " + size + " bytes is too large");
+    }
+    ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
+    b.putLong(lsn).putLong(tableId).putInt(mutations.size());
+    for (Mutation m : mutations) {
+      b.put(m.isRemove() ? REMOVE : PUT);
+      b.putInt(m.key().length).put(m.key());
+      if (!m.isRemove()) {
+        b.putInt(m.value().length).put(m.value());
+      }
+    }
+    return b.array();
+  }
+
+  /** A decoded record of writes. Thread safety: immutable by convention. */
+  public record WriteRecord(long lsn, long tableId, List<Mutation> mutations) {}
+
+  /** Segment header fields. Thread safety: immutable. */
+  public record SegmentHeader(int version, long segmentNumber, long firstLsn) {}
+
+  /** Decodes a writes payload; throws {@link IllegalArgumentException} saying what is wrong. */
+  static WriteRecord decodeWrites(byte[] data) {
+    ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+    if (b.remaining() < 20) {
+      throw new IllegalArgumentException("record of " + data.length + " bytes is shorter than its 20-byte prefix");
+    }
+    long lsn = b.getLong();
+    long tableId = b.getLong();
+    int count = b.getInt();
+    if (count < 0 || count > b.remaining() / 5) {
+      throw new IllegalArgumentException("mutation count " + count + " does not fit the record");
+    }
+    List<Mutation> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      if (b.remaining() < 5) {
+        throw new IllegalArgumentException("mutation " + i + " is truncated");
+      }
+      byte kind = b.get();
+      byte[] key = bytes(b, "key of mutation " + i);
+      if (kind == PUT) {
+        out.add(Mutation.put(key, bytes(b, "value of mutation " + i)));
+      } else if (kind == REMOVE) {
+        out.add(Mutation.remove(key));
+      } else {
+        throw new IllegalArgumentException("mutation " + i + " has unknown kind " + kind);
+      }
+    }
+    if (b.hasRemaining()) {
+      throw new IllegalArgumentException(b.remaining() + " stray bytes after the last mutation");
+    }
+    return new WriteRecord(lsn, tableId, out);
+  }
+
+  static SegmentHeader decodeSegmentHeader(byte[] data) {
+    if (data.length != SEGMENT_HEADER_BYTES) {
+      throw new IllegalArgumentException("segment header of " + data.length + " bytes, expected " + SEGMENT_HEADER_BYTES);
+    }
+    ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+    byte[] magic = new byte[8];
+    b.get(magic);
+    if (!java.util.Arrays.equals(magic, MAGIC)) {
+      throw new IllegalArgumentException("bad segment magic");
+    }
+    return new SegmentHeader(b.getInt(), b.getLong(), b.getLong());
+  }
+
+  private static byte[] bytes(ByteBuffer b, String what) {
+    if (b.remaining() < 4) {
+      throw new IllegalArgumentException(what + " has no length");
+    }
+    int n = b.getInt();
+    if (n < 0 || n > b.remaining()) {
+      throw new IllegalArgumentException(what + " claims " + n + " bytes, " + b.remaining() + " remain");
+    }
+    byte[] out = new byte[n];
+    b.get(out);
+    return out;
+  }
+}

@@ -1,0 +1,390 @@
+package org.kvstore.wal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.kvstore.io.FileSystem;
+import org.kvstore.io.StorageFile;
+import org.kvstore.spi.Mutation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's write-ahead log: segment files {@code wal/NNNNNN.log} of framed records
+ * (docs/format/wal.md), shared by all durable tables.
+ *
+ * <h2>Group commit</h2>
+ *
+ * <pre>
+ *  enqueue   (pipeline order lock)  payload -&gt; pending queue, in LSN order; no I/O
+ *  writeUpTo (writeLock)            first waiter drains the whole queue: frame + one write()
+ *  syncUpTo  (syncLock)             first waiter fsyncs everything written so far; later waiters
+ *                                   that were covered return without a second fsync
+ * </pre>
+ *
+ * A write failure that could be undone (the segment was cut back, e.g. on a full disk) fails only the
+ * records of that group ({@link WalAppendException}) and the log goes on. Any other failure, above
+ * all a failed fsync, is final for this log: it is latched and every later call fails; a fsync is
+ * never retried (fsyncgate). Reopening the store recovers from what is on disk.
+ *
+ * <p>Lock order: syncLock may be held while taking writeLock briefly; writeLock is never held while
+ * taking syncLock. Segments retired by a roll stay open until they are deleted, so a concurrent
+ * fsync never hits a closed file.
+ *
+ * <p>Thread safety: thread-safe. {@code writeLock} guards the current writer, the retired list,
+ * {@code writtenLsn} and the failed-group list; {@code syncLock} guards {@code syncedLsn}.
+ */
+public final class WriteAheadLog implements CommitLog {
+  private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
+  private static final int MAX_REMEMBERED_FAILURES = 64;
+
+  private final FileSystem fs;
+  private final Path dir;
+  private final long segmentBytes;
+
+  private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private final ReentrantLock syncLock = new ReentrantLock();
+
+  /** Guarded by writeLock. */
+  private WalWriter writer;
+  /** Segment number -> first LSN, of every live segment. Guarded by writeLock. */
+  private final TreeMap<Long, Long> segments;
+  /** Retired (rolled) segment writers still open. Guarded by writeLock. */
+  private final Map<Long, WalWriter> retired = new TreeMap<>();
+  /** Groups whose write failed and was undone: [fromLsn, toLsn] with the error. Guarded by writeLock. */
+  private final ArrayDeque<FailedGroup> failedGroups = new ArrayDeque<>();
+  /** Set once a group failed; from then on every writeUpTo checks the failed groups under the lock. */
+  private volatile boolean anyFailedGroup;
+  private volatile long writtenLsn;
+  private volatile long syncedLsn;
+  private final AtomicLong bytesWritten = new AtomicLong();
+  private volatile IOException fatal;
+  private volatile boolean closed;
+
+  private record Pending(long lsn, byte[] payload) {}
+
+  private record FailedGroup(long from, long to, WalAppendException error) {}
+
+  private WriteAheadLog(FileSystem fs, Path dir, long segmentBytes, TreeMap<Long, Long> segments, long lastLsn) {
+    this.fs = fs;
+    this.dir = dir;
+    this.segmentBytes = segmentBytes;
+    this.segments = segments;
+    this.writtenLsn = lastLsn;
+    this.syncedLsn = lastLsn;
+  }
+
+  /**
+   * Opens the log in {@code dir} for appending after recovery: starts a new segment whose first
+   * record will carry {@code lastLsn + 1}. {@code recovered} are the segments recovery found.
+   */
+  public static WriteAheadLog open(FileSystem fs, Path dir, long segmentBytes, TreeMap<Long, Long> recovered, long lastLsn)
+      throws IOException {
+    fs.createDirectories(dir);
+    WriteAheadLog log = new WriteAheadLog(fs, dir, segmentBytes, new TreeMap<>(recovered), lastLsn);
+    log.writeLock.lock();
+    try {
+      long number = recovered.isEmpty() ? 1 : recovered.lastKey() + 1;
+      log.writer = log.createSegmentLocked(number, lastLsn + 1);
+      log.writer.writeFramed();
+      log.writer.sync();
+    } finally {
+      log.writeLock.unlock();
+    }
+    return log;
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  /** REQUIRES: writeLock. Creates a segment file with its header framed (not yet written). */
+  private WalWriter createSegmentLocked(long number, long firstLsn) throws IOException {
+    Path path = dir.resolve(WalFormat.segmentName(number));
+    StorageFile f = fs.open(path, FileSystem.OpenMode.CREATE_NEW);
+    try {
+      fs.syncDirectory(dir); // the new name is durable before any record in it is acknowledged
+    } catch (IOException e) {
+      f.close();
+      throw e;
+    }
+    WalWriter w = new WalWriter(f, number, 0);
+    w.frame(WalFormat.encodeSegmentHeader(number, firstLsn), true);
+    segments.put(number, firstLsn);
+    return w;
+  }
+
+  @Override
+  public void enqueue(long lsn, long tableId, List<Mutation> mutations) throws IOException {
+    checkUsable();
+    pending.add(new Pending(lsn, WalFormat.encodeWrites(lsn, tableId, mutations)));
+  }
+
+  @Override
+  public void writeUpTo(long lsn) throws IOException {
+    if (writtenLsn >= lsn && !anyFailedGroup) {
+      checkUsable();
+      return;
+    }
+    writeLock.lock();
+    try {
+      checkUsable();
+      if (writtenLsn < lsn) {
+        drainLocked();
+      }
+      for (FailedGroup g : failedGroups) {
+        if (lsn >= g.from() && lsn <= g.to()) {
+          throw g.error(); // this writer's record was in the failed group
+        }
+      }
+      if (writtenLsn < lsn) {
+        throw new IllegalStateException("log record " + lsn + " was never enqueued (written up to " + writtenLsn + ")");
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Frames and writes every pending record. REQUIRES: writeLock. */
+  private void drainLocked() throws IOException {
+    long first = -1;
+    long last = -1;
+    long before = writer.size();
+    Pending p;
+    try {
+      while ((p = pending.poll()) != null) {
+        if (first < 0) {
+          first = p.lsn();
+        }
+        if (writer.size() >= segmentBytes) {
+          if (last >= 0) {
+            writer.writeFramed();
+            bytesWritten.addAndGet(writer.size() - before);
+            writtenLsn = last;
+            first = p.lsn();
+          }
+          rollLocked(p.lsn());
+          before = writer.size();
+        }
+        writer.frame(p.payload(), false);
+        last = p.lsn();
+      }
+      if (last < 0) {
+        return;
+      }
+      writer.writeFramed();
+      bytesWritten.addAndGet(writer.size() - before);
+      writtenLsn = last;
+    } catch (WalAppendException e) {
+      // The records framed in this group are not in the log; later records may still be written.
+      while ((p = pending.peek()) != null && p.lsn() <= last) {
+        pending.poll();
+      }
+      failedGroups.addLast(new FailedGroup(first, last, e));
+      anyFailedGroup = true;
+      while (failedGroups.size() > MAX_REMEMBERED_FAILURES) {
+        failedGroups.removeFirst();
+      }
+      writtenLsn = Math.max(writtenLsn, last);
+      LOG.warn("{}", e.getMessage());
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw latch(e instanceof IOException io ? io : new IOException(e));
+    }
+  }
+
+  /** Syncs and retires the current segment and starts the next. REQUIRES: writeLock. */
+  private void rollLocked(long firstLsn) throws IOException {
+    WalWriter old = writer;
+    old.sync(); // older segments are always complete on disk: damage there is never a torn tail
+    retired.put(old.segmentNumber(), old);
+    writer = createSegmentLocked(old.segmentNumber() + 1, firstLsn);
+  }
+
+  @Override
+  public void syncUpTo(long lsn) throws IOException {
+    if (syncedLsn >= lsn) {
+      checkUsable();
+      return;
+    }
+    syncLock.lock();
+    try {
+      checkUsable();
+      if (syncedLsn >= lsn) {
+        return;
+      }
+      WalWriter w;
+      long target;
+      writeLock.lock();
+      try {
+        w = writer;
+        target = writtenLsn;
+      } finally {
+        writeLock.unlock();
+      }
+      try {
+        w.sync();
+      } catch (IOException e) {
+        throw latch(e);
+      }
+      syncedLsn = target;
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  @Override
+  public void syncWritten() throws IOException {
+    syncUpTo(writtenLsn);
+  }
+
+  /** Bytes appended since this log was opened. */
+  public long bytesWritten() {
+    return bytesWritten.get();
+  }
+
+  public long writtenLsn() {
+    return writtenLsn;
+  }
+
+  /**
+   * Deletes the segments all of whose records are at or below {@code persistedLsn}: every table has
+   * them in its persisted state. The current segment always stays. Returns how many were deleted.
+   */
+  public int deleteObsoleteSegments(long persistedLsn) throws IOException {
+    List<Long> doomed = new ArrayList<>();
+    writeLock.lock();
+    try {
+      checkUsable();
+      Iterator<Map.Entry<Long, Long>> it = segments.entrySet().iterator();
+      Map.Entry<Long, Long> prev = null;
+      while (it.hasNext()) {
+        Map.Entry<Long, Long> e = it.next();
+        // prev's records are all below e's first LSN.
+        if (prev != null && e.getValue() - 1 <= persistedLsn && prev.getKey() != writer.segmentNumber()) {
+          doomed.add(prev.getKey());
+        }
+        prev = e;
+      }
+      for (Long n : doomed) {
+        segments.remove(n);
+        WalWriter w = retired.remove(n);
+        if (w != null) {
+          w.close();
+        }
+      }
+    } finally {
+      writeLock.unlock();
+    }
+    for (Long n : doomed) {
+      fs.delete(dir.resolve(WalFormat.segmentName(n)));
+    }
+    if (!doomed.isEmpty()) {
+      fs.syncDirectory(dir);
+    }
+    return doomed.size();
+  }
+
+  /** Live segment numbers, oldest first. */
+  public List<Long> segmentNumbers() {
+    writeLock.lock();
+    try {
+      return List.copyOf(segments.keySet());
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Sizes to copy for a backup: the live segments and their written lengths. REQUIRES: nothing. */
+  public Map<Path, Long> snapshotForBackup() throws IOException {
+    writeLock.lock();
+    try {
+      checkUsable();
+      drainLocked();
+      Map<Path, Long> out = new TreeMap<>();
+      for (Long n : segments.keySet()) {
+        Path p = dir.resolve(WalFormat.segmentName(n));
+        out.put(p, n == writer.segmentNumber() ? writer.size() : fs.size(p));
+      }
+      return out;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** The latched fatal error, or {@code null}. */
+  public IOException fatal() {
+    return fatal;
+  }
+
+  private IOException latch(IOException e) {
+    synchronized (this) {
+      if (fatal == null) {
+        fatal = e;
+        LOG.error("write-ahead log failed; the store is read-only until it is reopened: {}", e.toString());
+      }
+    }
+    return e;
+  }
+
+  private void checkUsable() throws IOException {
+    IOException f = fatal;
+    if (f != null) {
+      throw new IOException("the write-ahead log failed earlier (" + f.getMessage() + "); reopen the store to recover", f);
+    }
+    if (closed) {
+      throw new IOException("the write-ahead log in " + dir + " is closed");
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    writeLock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      IOException error = null;
+      try {
+        if (fatal == null) {
+          drainLocked();
+          writer.sync();
+        }
+      } catch (IOException e) {
+        error = e;
+      }
+      closed = true;
+      for (WalWriter w : retired.values()) {
+        try {
+          w.close();
+        } catch (IOException e) {
+          if (error == null) {
+            error = e;
+          }
+        }
+      }
+      retired.clear();
+      try {
+        writer.close();
+      } catch (IOException e) {
+        if (error == null) {
+          error = e;
+        }
+      }
+      if (error != null) {
+        throw error;
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+}
