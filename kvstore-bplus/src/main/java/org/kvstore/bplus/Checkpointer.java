@@ -1,0 +1,94 @@
+package org.kvstore.bplus;
+
+import java.io.IOException;
+import java.util.function.LongSupplier;
+import org.kvstore.bplus.buffer.BufferPool;
+import org.kvstore.bplus.buffer.PageFile;
+import org.kvstore.bplus.page.MetaPage;
+import org.kvstore.bplus.tree.BPlusTree;
+import org.kvstore.bplus.tree.CheckpointGate;
+
+/**
+ * Runs checkpoints (docs/format/bplus.md section 4): freeze writers, read the apply watermark,
+ * write dirty pages, copy the page table, thaw; then write the page table, fsync, write the meta
+ * page, fsync.
+ *
+ * <p>Errors are latched: after a failed checkpoint (a failed fsync may have dropped dirty pages
+ * from the OS cache) every later one fails, and reopening recovers.
+ *
+ * <p>Thread safety: thread-safe; checkpoints run one at a time.
+ */
+final class Checkpointer {
+  private final PageFile file;
+  private final BufferPool pool;
+  private final BPlusTree tree;
+  private final CheckpointGate gate;
+  private final LongSupplier appliedLsn;
+  private final Object checkpointLock = new Object();
+  private volatile long checkpointSeq;
+  private volatile long persistedLsn;
+  private IOException failure; // guarded by checkpointLock
+
+  Checkpointer(
+      PageFile file, BufferPool pool, BPlusTree tree, CheckpointGate gate, LongSupplier appliedLsn,
+      MetaPage last) {
+    this.file = file;
+    this.pool = pool;
+    this.tree = tree;
+    this.gate = gate;
+    this.appliedLsn = appliedLsn;
+    this.checkpointSeq = last.checkpointSeq();
+    this.persistedLsn = last.checkpointLsn();
+  }
+
+  long persistedLsn() {
+    return persistedLsn;
+  }
+
+  long checkpointSeq() {
+    return checkpointSeq;
+  }
+
+  /** Runs one checkpoint; returns its LSN. */
+  long checkpoint() throws IOException {
+    synchronized (checkpointLock) {
+      if (failure != null) {
+        throw new IOException("an earlier checkpoint of " + file.path() + " failed", failure);
+      }
+      try {
+        long lsn;
+        long[] snapshot;
+        int height;
+        long entries;
+        long nextChainId;
+        gate.freeze();
+        try {
+          lsn = appliedLsn.getAsLong();
+          pool.writeBackAll();
+          if (file.changesSinceSnapshot() == 0 && lsn == persistedLsn && checkpointSeq > 0) {
+            return lsn; // nothing changed since the last checkpoint
+          }
+          snapshot = file.snapshotForCheckpoint();
+          height = tree.height();
+          entries = tree.entryCount();
+          nextChainId = tree.nextChainId();
+        } finally {
+          gate.thaw();
+        }
+        long[] ptSlots = file.writePageTable(snapshot);
+        MetaPage meta =
+            new MetaPage(
+                file.pageSize(), checkpointSeq + 1, lsn, BPlusTree.ROOT_ID, height, entries,
+                snapshot.length, ptSlots.length == 0 ? 0 : ptSlots[0], nextChainId);
+        file.writeMeta(meta);
+        checkpointSeq = meta.checkpointSeq();
+        persistedLsn = lsn;
+        file.checkpointDone(snapshot, ptSlots);
+        return lsn;
+      } catch (IOException e) {
+        failure = e;
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,352 @@
+package org.kvstore.bplus.buffer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.BitSet;
+import org.kvstore.CorruptionException;
+import org.kvstore.bplus.page.MetaPage;
+import org.kvstore.bplus.page.PageFormat;
+import org.kvstore.bplus.page.PageTablePage;
+import org.kvstore.bplus.page.PageType;
+import org.kvstore.io.StorageFile;
+
+/**
+ * The page file with shadow paging (docs/format/bplus.md sections 1 and 4): positional reads and
+ * writes of whole pages through the core {@link StorageFile}, the in-memory page table (logical
+ * page to slot), the free logical pages and the slot bitmap.
+ *
+ * <p>Design. A slot referenced by the durable checkpoint or by the checkpoint being written is
+ * <em>protected</em> and is never written. {@link #writePage} writes a logical page into its current
+ * slot when that slot is unprotected (it was first written after the last checkpoint), and into a
+ * fresh free slot otherwise. So whatever a crash interrupts, the slots the durable meta page
+ * references still hold the checkpoint's images.
+ *
+ * <p>Thread safety: thread-safe. The maps are guarded by {@code this}; I/O runs outside the lock.
+ * Writes of one logical page never race: the buffer pool writes a frame back only while no other
+ * thread can pin it, and the checkpointer only while writers are paused.
+ */
+public final class PageFile implements AutoCloseable {
+  private final StorageFile file;
+  private final int pageSize;
+
+  // Guarded by this.
+  private long[] table;
+  private long logicalPages;
+  private long[] freeIds = new long[16];
+  private int freeIdCount;
+  private final BitSet used = new BitSet();
+  private BitSet protectedSlots = new BitSet();
+  private long[] durableTable;
+  private long[] durablePageTableSlots = new long[0];
+  private long fileSlots;
+  private int allocHint = PageFormat.META_SLOTS;
+  private long changes;
+
+  private PageFile(StorageFile file, int pageSize) {
+    this.file = file;
+    this.pageSize = pageSize;
+  }
+
+  /** A new, empty page file (logical id 1 is allocated for the root; the caller writes it). */
+  public static PageFile create(StorageFile file, int pageSize) {
+    PageFile pf = new PageFile(file, pageSize);
+    pf.table = new long[64];
+    pf.logicalPages = 1;
+    pf.durableTable = new long[1];
+    pf.fileSlots = PageFormat.META_SLOTS;
+    pf.used.set(0, PageFormat.META_SLOTS);
+    pf.protectedSlots.set(0, PageFormat.META_SLOTS);
+    return pf;
+  }
+
+  /**
+   * Opens an existing page file at its newest valid checkpoint.
+   *
+   * @throws CorruptionException if no meta page is valid or the page table is damaged
+   */
+  public static Opened open(StorageFile file, int pageSize) throws IOException {
+    PageFile pf = new PageFile(file, pageSize);
+    MetaPage meta = pf.readNewestMeta();
+    pf.fileSlots = Math.max(PageFormat.META_SLOTS, (file.size() + pageSize - 1) / pageSize);
+    long n = meta.logicalPages();
+    if (n < 1 || n > Integer.MAX_VALUE - 8) {
+      throw new CorruptionException(file.path(), meta.slot() * pageSize, "meta page: bad page count " + n);
+    }
+    pf.table = new long[(int) Math.max(64, n)];
+    pf.logicalPages = n;
+    long[] ptSlots = new long[16];
+    int ptCount = 0;
+    long slot = meta.pageTableHead();
+    long expectFirst = 1;
+    byte[] buf = new byte[pageSize];
+    while (slot != 0) {
+      if (slot < PageFormat.META_SLOTS || slot >= pf.fileSlots) {
+        throw new CorruptionException(file.path(), slot * pageSize, "page table points at slot " + slot + " outside the file");
+      }
+      pf.readSlot(slot, buf);
+      PageFormat.verify(buf, file.path(), slot, PageType.PAGE_TABLE, slot);
+      long first = PageTablePage.firstLogical(buf);
+      int count = PageTablePage.count(buf);
+      if (first != expectFirst || count < 0 || count > PageTablePage.capacity(pageSize) || first + count > n) {
+        throw new CorruptionException(file.path(), slot * pageSize, "page table page (slot " + slot + ") out of sequence");
+      }
+      for (int i = 0; i < count; i++) {
+        long s = PageTablePage.entry(buf, i);
+        if (s != 0 && (s < PageFormat.META_SLOTS || s >= pf.fileSlots)) {
+          throw new CorruptionException(file.path(), slot * pageSize, "page table entry for page " + (first + i) + " names slot " + s + " outside the file");
+        }
+        pf.table[(int) (first + i)] = s;
+      }
+      expectFirst = first + count;
+      if (ptCount == ptSlots.length) {
+        ptSlots = Arrays.copyOf(ptSlots, ptCount * 2);
+      }
+      ptSlots[ptCount++] = slot;
+      slot = PageTablePage.next(buf);
+    }
+    if (expectFirst != n && !(n == 1 && expectFirst == 1)) {
+      throw new CorruptionException(file.path(), meta.slot() * pageSize, "page table covers pages below " + expectFirst + ", the meta page says " + n);
+    }
+    pf.durableTable = Arrays.copyOf(pf.table, (int) n);
+    pf.durablePageTableSlots = Arrays.copyOf(ptSlots, ptCount);
+    for (long id = n - 1; id >= 1; id--) {
+      if (pf.table[(int) id] == 0) {
+        pf.pushFreeIdLocked(id);
+      }
+    }
+    pf.recomputeSlotsLocked(null, null);
+    return new Opened(pf, meta);
+  }
+
+  /** A page file opened at a checkpoint, and that checkpoint's meta page. */
+  public record Opened(PageFile file, MetaPage meta) {}
+
+  private MetaPage readNewestMeta() throws IOException {
+    MetaPage best = null;
+    CorruptionException first = null;
+    byte[] buf = new byte[pageSize];
+    for (long slot = 0; slot < PageFormat.META_SLOTS; slot++) {
+      try {
+        readSlot(slot, buf);
+        MetaPage m = MetaPage.decodeFrom(buf, file.path(), slot);
+        if (best == null || m.checkpointSeq() > best.checkpointSeq()) {
+          best = m;
+        }
+      } catch (CorruptionException e) {
+        if (first == null) {
+          first = e;
+        }
+      } catch (java.io.EOFException e) {
+        if (first == null) {
+          first = new CorruptionException(file.path(), slot * pageSize, "meta page " + slot + " missing: " + e.getMessage());
+        }
+      }
+    }
+    if (best == null) {
+      throw new CorruptionException(file.path(), 0, "no valid meta page in slots 0 and 1 (first error: " + (first == null ? "none" : first.getMessage()) + ")");
+    }
+    return best;
+  }
+
+  public Path path() {
+    return file.path();
+  }
+
+  public int pageSize() {
+    return pageSize;
+  }
+
+  private void readSlot(long slot, byte[] dst) throws IOException {
+    file.readFully(ByteBuffer.wrap(dst), slot * pageSize);
+  }
+
+  /**
+   * Reads logical page {@code id} into {@code dst} and checks it (CRC, version, page id).
+   *
+   * @return false when the page is free (no image): only a stale reference can ask for it
+   * @throws CorruptionException if the page fails its checks, naming the file and page
+   */
+  public boolean readPage(long id, byte[] dst) throws IOException {
+    long slot;
+    synchronized (this) {
+      slot = id > 0 && id < logicalPages ? table[(int) id] : 0;
+    }
+    if (slot == 0) {
+      return false;
+    }
+    try {
+      readSlot(slot, dst);
+    } catch (java.io.EOFException e) {
+      throw new CorruptionException(file.path(), slot * pageSize, "page " + id + " (slot " + slot + "): file ends inside it");
+    }
+    PageFormat.verify(dst, file.path(), slot, null, id);
+    return true;
+  }
+
+  /**
+   * Seals and writes logical page {@code id} (see the class comment for where). REQUIRES: no other
+   * thread writes or changes page {@code id} meanwhile.
+   */
+  public void writePage(long id, byte[] src) throws IOException {
+    long slot;
+    synchronized (this) {
+      slot = table[(int) id];
+      if (slot == 0 || protectedSlots.get((int) slot)) {
+        slot = allocateSlotLocked();
+      }
+    }
+    PageFormat.seal(src);
+    file.writeFully(ByteBuffer.wrap(src), slot * pageSize);
+    synchronized (this) {
+      table[(int) id] = slot;
+      changes++;
+    }
+  }
+
+  private long allocateSlotLocked() {
+    int s = used.nextClearBit(allocHint);
+    used.set(s);
+    allocHint = s + 1;
+    if (s >= fileSlots) {
+      fileSlots = s + 1L;
+    }
+    return s;
+  }
+
+  /** Hands out a logical page id: a free one, or a new one. */
+  public synchronized long allocatePage() {
+    changes++;
+    if (freeIdCount > 0) {
+      return freeIds[--freeIdCount];
+    }
+    if (logicalPages == table.length) {
+      table = Arrays.copyOf(table, table.length * 2);
+    }
+    return logicalPages++;
+  }
+
+  /** Frees logical page {@code id}; its slot is reused once no checkpoint references it. */
+  public synchronized void freePage(long id) {
+    changes++;
+    long slot = table[(int) id];
+    if (slot != 0 && !protectedSlots.get((int) slot)) {
+      used.clear((int) slot);
+      allocHint = Math.min(allocHint, (int) slot);
+    }
+    table[(int) id] = 0;
+    pushFreeIdLocked(id);
+  }
+
+  private void pushFreeIdLocked(long id) {
+    if (freeIdCount == freeIds.length) {
+      freeIds = Arrays.copyOf(freeIds, freeIdCount * 2);
+    }
+    freeIds[freeIdCount++] = id;
+  }
+
+  /** Logical pages in use (allocated and not free). */
+  public synchronized long livePages() {
+    return logicalPages - 1 - freeIdCount;
+  }
+
+  /** Page writes, allocations and frees since the last {@link #snapshotForCheckpoint()}. */
+  public synchronized long changesSinceSnapshot() {
+    return changes;
+  }
+
+  public synchronized long fileSlots() {
+    return fileSlots;
+  }
+
+  // ---- checkpoint steps (docs/format/bplus.md section 4) ----
+
+  /**
+   * Step 2's end: copies the page table and protects the slots it names until the checkpoint is
+   * durable or superseded. REQUIRES: writers paused and every dirty page written.
+   */
+  public synchronized long[] snapshotForCheckpoint() {
+    changes = 0;
+    long[] snap = Arrays.copyOf(table, (int) logicalPages);
+    for (int i = 1; i < snap.length; i++) {
+      if (snap[i] != 0) {
+        protectedSlots.set((int) snap[i]);
+      }
+    }
+    return snap;
+  }
+
+  /** Step 3: writes the page table {@code snap} into fresh slots; returns them (head first). */
+  public long[] writePageTable(long[] snap) throws IOException {
+    int per = PageTablePage.capacity(pageSize);
+    int entries = snap.length - 1;
+    int pages = (entries + per - 1) / per;
+    long[] slots = new long[pages];
+    synchronized (this) {
+      for (int i = 0; i < pages; i++) {
+        slots[i] = allocateSlotLocked();
+        protectedSlots.set((int) slots[i]);
+      }
+    }
+    byte[] buf = new byte[pageSize];
+    for (int i = 0; i < pages; i++) {
+      long first = 1 + (long) i * per;
+      int count = (int) Math.min(per, snap.length - first);
+      PageTablePage.encode(buf, slots[i], i + 1 < pages ? slots[i + 1] : 0, first, snap, count);
+      file.writeFully(ByteBuffer.wrap(buf), slots[i] * pageSize);
+    }
+    return slots;
+  }
+
+  /** Steps 4 and 5: fsync, write the meta page, fsync. The checkpoint is durable on return. */
+  public void writeMeta(MetaPage meta) throws IOException {
+    file.sync();
+    byte[] buf = new byte[pageSize];
+    meta.encodeTo(buf);
+    file.writeFully(ByteBuffer.wrap(buf), meta.slot() * pageSize);
+    file.sync();
+  }
+
+  /** Step 6: the new checkpoint is the durable one; slots only the old one used become free. */
+  public synchronized void checkpointDone(long[] snap, long[] pageTableSlots) {
+    recomputeSlotsLocked(snap, pageTableSlots);
+  }
+
+  private void recomputeSlotsLocked(long[] snap, long[] ptSlots) {
+    if (snap != null) {
+      durableTable = snap;
+      durablePageTableSlots = ptSlots;
+    }
+    BitSet prot = new BitSet();
+    prot.set(0, PageFormat.META_SLOTS);
+    for (int i = 1; i < durableTable.length; i++) {
+      if (durableTable[i] != 0) {
+        prot.set((int) durableTable[i]);
+      }
+    }
+    for (long s : durablePageTableSlots) {
+      prot.set((int) s);
+    }
+    protectedSlots = prot;
+    used.clear();
+    used.or(prot);
+    for (int i = 1; i < logicalPages; i++) {
+      if (table[i] != 0) {
+        used.set((int) table[i]);
+      }
+    }
+    allocHint = PageFormat.META_SLOTS;
+  }
+
+  /** Syncs nothing: the file is synced by checkpoints only. Closes the file. */
+  @Override
+  public void close() throws IOException {
+    file.close();
+  }
+
+  /** The size of the file in bytes. */
+  public long sizeBytes() throws IOException {
+    return file.size();
+  }
+}

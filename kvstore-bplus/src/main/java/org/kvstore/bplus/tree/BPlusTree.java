@@ -1,0 +1,512 @@
+package org.kvstore.bplus.tree;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.kvstore.CorruptionException;
+import org.kvstore.bplus.buffer.BufferPool;
+import org.kvstore.bplus.buffer.PageFile;
+import org.kvstore.bplus.buffer.PinnedPage;
+import org.kvstore.bplus.page.BranchPage;
+import org.kvstore.bplus.page.LeafPage;
+import org.kvstore.bplus.page.PageFormat;
+import org.kvstore.bplus.page.PageType;
+import org.kvstore.bplus.page.SlottedPage;
+
+/**
+ * A B+tree of slotted pages in a {@link BufferPool}: point reads, inserts, updates, lazy
+ * deletes, splits, and cursors over the leaf chain.
+ *
+ * <p>Design (docs/format/bplus.md sections 6 and 7). The root keeps logical page id 1 forever.
+ * Readers use shared latch coupling; writers first descend with shared latches and take only the
+ * leaf exclusively (optimistic pass), and restart with exclusive latch coupling from the root only
+ * when the leaf must split (pessimistic pass), releasing ancestors as soon as a child has room for
+ * one more separator. Latches are taken top-down only, so there is no deadlock. Removes never
+ * merge (lazy deletion): pages never leave the tree or the leaf chain, which is what lets cursors
+ * follow sibling links without revalidation.
+ *
+ * <p>Mutations run inside the {@link CheckpointGate} (the caller enters it), so a checkpoint's
+ * freeze never sees a half-applied mutation.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class BPlusTree {
+  /** The root's logical page id. */
+  public static final long ROOT_ID = 1;
+
+  private final BufferPool pool;
+  private final PageFile file;
+  private final int pageSize;
+  private final int maxCell;
+  private final int maxInlineKey;
+  private final OverflowChains chains;
+  private final AtomicLong entryCount;
+
+  private BPlusTree(BufferPool pool, long entryCount, long nextChainId) {
+    this.pool = pool;
+    this.file = pool.file();
+    this.pageSize = pool.pageSize();
+    this.maxCell = SlottedPage.maxCell(pageSize);
+    this.maxInlineKey = SlottedPage.maxInlineKey(pageSize);
+    this.chains = new OverflowChains(pool, nextChainId);
+    this.entryCount = new AtomicLong(entryCount);
+  }
+
+  /** A tree over an existing root (opened from a checkpoint). */
+  public static BPlusTree open(BufferPool pool, long entryCount, long nextChainId) {
+    return new BPlusTree(pool, entryCount, nextChainId);
+  }
+
+  /** A new empty tree: allocates the root (id 1) as an empty leaf. */
+  public static BPlusTree create(BufferPool pool) throws IOException {
+    long id = pool.file().allocatePage();
+    if (id != ROOT_ID) {
+      throw new IllegalStateException("the root must be page 1, got " + id);
+    }
+    try (PinnedPage root = pool.newPage(ROOT_ID).latchExclusive()) {
+      SlottedPage.init(root.data(), PageType.LEAF, 0, ROOT_ID, 0);
+      root.markDirty();
+    }
+    return new BPlusTree(pool, 0, 1);
+  }
+
+  public long entryCount() {
+    return entryCount.get();
+  }
+
+  public long nextChainId() {
+    return chains.nextChainId();
+  }
+
+  /** Levels from the root to the leaves (1 when the root is a leaf). */
+  public int height() throws IOException {
+    try (PinnedPage root = pool.fetch(ROOT_ID).latchShared()) {
+      return SlottedPage.level(root.data()) + 1;
+    }
+  }
+
+  BufferPool pool() {
+    return pool;
+  }
+
+  OverflowChains chains() {
+    return chains;
+  }
+
+  // ---- reads ----
+
+  /** The value of {@code key}, or null. */
+  public byte[] get(byte[] key) throws IOException {
+    PinnedPage p = descendShared(key);
+    try {
+      byte[] d = p.data();
+      int idx = search(d, true, key);
+      if (idx < 0) {
+        return null;
+      }
+      return value(d, SlottedPage.cellOffset(d, idx), false);
+    } finally {
+      p.close();
+    }
+  }
+
+  /** Pins and shared-latches the leaf that would hold {@code key} (null: the leftmost leaf). */
+  PinnedPage descendShared(byte[] key) throws IOException {
+    PinnedPage p = pool.fetch(ROOT_ID).latchShared();
+    try {
+      while (true) {
+        byte[] d = p.data();
+        PageType t = checkNode(p);
+        if (t == PageType.LEAF) {
+          return p;
+        }
+        long child = key == null ? SlottedPage.link(d) : BranchPage.childAt(d, childPos(d, key));
+        PinnedPage c = pool.fetch(child).latchShared();
+        p.close();
+        p = c;
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      p.close();
+      throw e;
+    }
+  }
+
+  private PageType checkNode(PinnedPage p) {
+    PageType t = PageFormat.type(p.data());
+    if (t != PageType.LEAF && t != PageType.BRANCH) {
+      throw new CorruptionException(
+          file.path(), -1, "page " + p.pageId() + " is reached as a tree node but has type " + t);
+    }
+    return t;
+  }
+
+  /** The value of the leaf cell at {@code off}; {@code stale} as in {@link OverflowChains#read}. */
+  byte[] value(byte[] d, int off, boolean stale) throws IOException {
+    if (!LeafPage.isOverflow(d, off)) {
+      return LeafPage.inlineValue(d, off);
+    }
+    int keyLen = SlottedPage.keyLength(d, off);
+    long skip = LeafPage.isKeyOverflow(d, off) ? keyLen : 0;
+    return chains.read(
+        LeafPage.chainFirst(d, off), LeafPage.chainId(d, off), skip, LeafPage.valueLength(d, off),
+        stale);
+  }
+
+  /** The full key of the cell at {@code off}. REQUIRES: the page's latch. */
+  byte[] fullKey(byte[] d, int off, boolean leaf) throws IOException {
+    int keyLen = SlottedPage.keyLength(d, off);
+    int ko = SlottedPage.keyOffset(d, off, leaf);
+    if ((d[off] & SlottedPage.KEY_OVERFLOW) == 0) {
+      return Arrays.copyOfRange(d, ko, ko + keyLen);
+    }
+    int ref = ko + SlottedPage.KEY_PREFIX_BYTES;
+    return chains.read(PageFormat.i64(d, ref), PageFormat.i64(d, ref + 8), 0, keyLen, false);
+  }
+
+  /** Binary search: the index of {@code key}, or {@code -(insertion point) - 1}. */
+  int search(byte[] d, boolean leaf, byte[] key) throws IOException {
+    int lo = 0;
+    int hi = SlottedPage.count(d) - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      int off = SlottedPage.cellOffset(d, mid);
+      int c = SlottedPage.compareKey(d, off, leaf, key);
+      if (c == SlottedPage.NEEDS_FULL_KEY) {
+        c = Arrays.compareUnsigned(fullKey(d, off, leaf), key);
+      }
+      if (c < 0) {
+        lo = mid + 1;
+      } else if (c > 0) {
+        hi = mid - 1;
+      } else {
+        return mid;
+      }
+    }
+    return -(lo + 1);
+  }
+
+  /** The child position (0 = leftmost) a branch sends {@code key} to. */
+  private int childPos(byte[] d, byte[] key) throws IOException {
+    int r = search(d, false, key);
+    return r >= 0 ? r + 1 : -(r + 1);
+  }
+
+  // ---- writes (REQUIRES: the caller is inside the checkpoint gate) ----
+
+  /** Inserts or replaces {@code key}. */
+  public void put(byte[] key, byte[] value) throws IOException {
+    byte[] cell = buildLeafCell(key, value);
+    if (!putOptimistic(key, cell)) {
+      putPessimistic(key, cell);
+    }
+  }
+
+  private byte[] buildLeafCell(byte[] key, byte[] value) throws IOException {
+    boolean keyOverflow = key.length > maxInlineKey;
+    if (!keyOverflow) {
+      int size = LeafPage.inlineCellSize(key.length, value.length);
+      if (size <= maxCell) {
+        byte[] cell = new byte[size];
+        LeafPage.writeInlineCell(cell, 0, key, value);
+        return cell;
+      }
+    }
+    OverflowChains.Chain chain = chains.write(keyOverflow ? key : new byte[0], value);
+    byte[] cell = new byte[LeafPage.overflowCellSize(key.length, value.length, keyOverflow)];
+    LeafPage.writeOverflowCell(cell, 0, key, value.length, keyOverflow, chain.first(), chain.id());
+    return cell;
+  }
+
+  /** Descends with shared latches, the leaf exclusive; returns the leaf. */
+  private PinnedPage descendForWrite(byte[] key) throws IOException {
+    while (true) {
+      PinnedPage p = pool.fetch(ROOT_ID).latchShared();
+      if (SlottedPage.level(p.data()) == 0) {
+        p.unlatch();
+        p.latchExclusive();
+        if (SlottedPage.level(p.data()) == 0) {
+          checkNode(p);
+          return p;
+        }
+        p.close(); // the root split meanwhile
+        continue;
+      }
+      try {
+        while (true) {
+          byte[] d = p.data();
+          checkNode(p);
+          int level = SlottedPage.level(d);
+          long child = BranchPage.childAt(d, childPos(d, key));
+          PinnedPage c = pool.fetch(child);
+          if (level == 1) {
+            c.latchExclusive();
+          } else {
+            c.latchShared();
+          }
+          p.close();
+          p = c;
+          if (level == 1) {
+            checkNode(p);
+            return p;
+          }
+        }
+      } catch (IOException | RuntimeException | Error e) {
+        p.close();
+        throw e;
+      }
+    }
+  }
+
+  private boolean putOptimistic(byte[] key, byte[] cell) throws IOException {
+    long freeFirst = 0;
+    long freeId = 0;
+    try (PinnedPage leaf = descendForWrite(key)) {
+      byte[] d = leaf.data();
+      int idx = search(d, true, key);
+      if (idx >= 0) {
+        int off = SlottedPage.cellOffset(d, idx);
+        int oldSize = LeafPage.cellSize(d, off);
+        boolean oldOverflow = LeafPage.isOverflow(d, off);
+        if (!oldOverflow && oldSize == cell.length) {
+          System.arraycopy(cell, 0, d, off, cell.length);
+          leaf.markDirty();
+          return true;
+        }
+        if (SlottedPage.freeTotal(d) + oldSize < cell.length) {
+          return false;
+        }
+        if (oldOverflow) {
+          freeFirst = LeafPage.chainFirst(d, off);
+          freeId = LeafPage.chainId(d, off);
+        }
+        SlottedPage.removeCell(d, idx);
+        SlottedPage.insertCell(d, idx, cell, 0, cell.length);
+        leaf.markDirty();
+        if (oldOverflow) {
+          chains.free(freeFirst, freeId);
+        }
+        return true;
+      }
+      if (!SlottedPage.fits(d, cell.length)) {
+        return false;
+      }
+      SlottedPage.insertCell(d, -(idx + 1), cell, 0, cell.length);
+      leaf.markDirty();
+      entryCount.incrementAndGet();
+      return true;
+    }
+  }
+
+  private void putPessimistic(byte[] key, byte[] cell) throws IOException {
+    List<PinnedPage> path = new ArrayList<>();
+    int[] positions = new int[64];
+    try {
+      PinnedPage p = pool.fetch(ROOT_ID).latchExclusive();
+      path.add(p);
+      while (checkNode(p) == PageType.BRANCH) {
+        byte[] d = p.data();
+        int pos = childPos(d, key);
+        PinnedPage c = pool.fetch(BranchPage.childAt(d, pos)).latchExclusive();
+        boolean safe =
+            PageFormat.type(c.data()) == PageType.BRANCH
+                ? SlottedPage.freeTotal(c.data()) >= maxCell + 2
+                : SlottedPage.fits(c.data(), cell.length);
+        if (safe) {
+          for (PinnedPage a : path) {
+            a.close();
+          }
+          path.clear();
+        }
+        positions[path.size()] = pos; // position of c within its parent (if the parent is kept)
+        path.add(c);
+        p = c;
+      }
+      PinnedPage leaf = p;
+      byte[] d = leaf.data();
+      int idx = search(d, true, key);
+      long freeFirst = 0;
+      long freeId = 0;
+      boolean replaced = false;
+      if (idx >= 0) {
+        int off = SlottedPage.cellOffset(d, idx);
+        if (LeafPage.isOverflow(d, off)) {
+          freeFirst = LeafPage.chainFirst(d, off);
+          freeId = LeafPage.chainId(d, off);
+        }
+        SlottedPage.removeCell(d, idx);
+        replaced = true;
+      } else {
+        idx = -(idx + 1);
+      }
+      leaf.markDirty();
+      insertAt(path, positions, path.size() - 1, idx, cell);
+      if (!replaced) {
+        entryCount.incrementAndGet();
+      }
+      if (freeFirst != 0) {
+        chains.free(freeFirst, freeId);
+      }
+    } finally {
+      for (PinnedPage a : path) {
+        a.close();
+      }
+    }
+  }
+
+  /**
+   * Inserts {@code cell} at slot {@code idx} of {@code path[level]}, splitting it (and its
+   * ancestors, recursively) when it does not fit. REQUIRES: every page of {@code path} latched
+   * exclusively; {@code positions[i]} is the child position of {@code path[i]} in {@code path[i-1]}.
+   */
+  private void insertAt(List<PinnedPage> path, int[] positions, int level, int idx, byte[] cell)
+      throws IOException {
+    PinnedPage p = path.get(level);
+    byte[] d = p.data();
+    if (SlottedPage.fits(d, cell.length)) {
+      SlottedPage.insertCell(d, idx, cell, 0, cell.length);
+      p.markDirty();
+      return;
+    }
+    boolean leaf = PageFormat.type(d) == PageType.LEAF;
+    int nodeLevel = SlottedPage.level(d);
+    List<byte[]> cells = new ArrayList<>(SlottedPage.count(d) + 1);
+    for (int i = 0; i < SlottedPage.count(d); i++) {
+      int off = SlottedPage.cellOffset(d, i);
+      cells.add(Arrays.copyOfRange(d, off, off + SlottedPage.cellSize(d, off)));
+    }
+    cells.add(idx, cell);
+    int n = cells.size();
+    int k = splitPoint(cells);
+    byte[] up;
+    List<byte[]> left;
+    List<byte[]> right;
+    long rightLink;
+    if (leaf) {
+      k = Math.max(1, Math.min(n - 1, k));
+      left = cells.subList(0, k);
+      right = cells.subList(k, n);
+      up = separatorCell(cells.get(k));
+      rightLink = SlottedPage.link(d);
+    } else {
+      k = Math.max(1, Math.min(n - 2, k));
+      left = cells.subList(0, k);
+      right = cells.subList(k + 1, n);
+      byte[] mid = cells.get(k);
+      rightLink = PageFormat.i64(mid, mid.length - 8);
+      up = mid.clone();
+    }
+    long rightId = file.allocatePage();
+    if (p.pageId() == ROOT_ID) {
+      long leftId = file.allocatePage();
+      try (PinnedPage l = pool.newPage(leftId).latchExclusive();
+          PinnedPage r = pool.newPage(rightId).latchExclusive()) {
+        long leftLink = leaf ? rightId : SlottedPage.link(d);
+        fill(l.data(), leaf, nodeLevel, leftId, leftLink, left);
+        fill(r.data(), leaf, nodeLevel, rightId, leaf ? 0 : rightLink, right);
+        l.markDirty();
+        r.markDirty();
+      }
+      PageFormat.putI64(up, up.length - 8, rightId);
+      SlottedPage.init(d, PageType.BRANCH, nodeLevel + 1, ROOT_ID, leftId);
+      SlottedPage.insertCell(d, 0, up, 0, up.length);
+      p.markDirty();
+      return;
+    }
+    try (PinnedPage r = pool.newPage(rightId).latchExclusive()) {
+      fill(r.data(), leaf, nodeLevel, rightId, rightLink, right);
+      r.markDirty();
+    }
+    long keepLink = leaf ? rightId : SlottedPage.link(d);
+    fill(d, leaf, nodeLevel, p.pageId(), keepLink, new ArrayList<>(left));
+    p.markDirty();
+    PageFormat.putI64(up, up.length - 8, rightId);
+    insertAt(path, positions, level - 1, positions[level], up);
+  }
+
+  private void fill(byte[] d, boolean leaf, int level, long id, long link, List<byte[]> cells) {
+    List<byte[]> copy = new ArrayList<>(cells); // cells may be a view of a list over d's old bytes
+    SlottedPage.init(d, leaf ? PageType.LEAF : PageType.BRANCH, level, id, link);
+    for (int i = 0; i < copy.size(); i++) {
+      byte[] c = copy.get(i);
+      SlottedPage.insertCell(d, i, c, 0, c.length);
+    }
+  }
+
+  /** The index where the cells' bytes (with their slots) reach half. */
+  private static int splitPoint(List<byte[]> cells) {
+    long total = 0;
+    for (byte[] c : cells) {
+      total += c.length + 2;
+    }
+    long acc = 0;
+    for (int i = 0; i < cells.size(); i++) {
+      acc += cells.get(i).length + 2;
+      if (acc * 2 >= total) {
+        return i + 1;
+      }
+    }
+    return cells.size() - 1;
+  }
+
+  /** A branch cell separating at the key of leaf cell {@code leafCell} (child filled in later). */
+  private byte[] separatorCell(byte[] leafCell) throws IOException {
+    byte[] key = fullKey(leafCell, 0, true);
+    if (key.length <= maxInlineKey) {
+      byte[] c = new byte[BranchPage.cellSizeFor(key.length, false)];
+      BranchPage.writeCell(c, 0, key, false, 0, 0, 0);
+      return c;
+    }
+    OverflowChains.Chain chain = chains.write(key, new byte[0]);
+    byte[] c = new byte[BranchPage.cellSizeFor(key.length, true)];
+    BranchPage.writeCell(c, 0, key, true, chain.first(), chain.id(), 0);
+    return c;
+  }
+
+  /** Removes {@code key}; returns whether it was present. Never merges pages (lazy deletion). */
+  public boolean remove(byte[] key) throws IOException {
+    try (PinnedPage leaf = descendForWrite(key)) {
+      byte[] d = leaf.data();
+      int idx = search(d, true, key);
+      if (idx < 0) {
+        return false;
+      }
+      int off = SlottedPage.cellOffset(d, idx);
+      long first = 0;
+      long chainId = 0;
+      if (LeafPage.isOverflow(d, off)) {
+        first = LeafPage.chainFirst(d, off);
+        chainId = LeafPage.chainId(d, off);
+      }
+      SlottedPage.removeCell(d, idx);
+      leaf.markDirty();
+      entryCount.decrementAndGet();
+      if (first != 0) {
+        chains.free(first, chainId);
+      }
+      return true;
+    }
+  }
+
+  /** A cursor over {@code [from, to)}; null bounds are open. */
+  public TreeCursor newCursor(byte[] from, byte[] to) {
+    return new TreeCursor(this, from, to);
+  }
+
+  /**
+   * Checks the tree's invariants (tests; REQUIRES: no concurrent writers): keys strictly ascending
+   * within and across pages and within their parents' bounds, every leaf at level 0 and every
+   * child one level below its parent, the leaf chain equal to the in-order leaves, overflow chains
+   * intact, the entry count right, and every live logical page reachable exactly once.
+   *
+   * @throws IllegalStateException describing the first violation
+   */
+  public void checkInvariants() throws IOException {
+    new TreeChecker(this).check();
+  }
+
+  PageFile file() {
+    return file;
+  }
+}

@@ -1,0 +1,178 @@
+package org.kvstore.bplus.tree;
+
+import java.io.IOException;
+import java.util.Arrays;
+import org.kvstore.CorruptionException;
+import org.kvstore.Cursor;
+import org.kvstore.StorageIOException;
+import org.kvstore.bplus.buffer.PinnedPage;
+import org.kvstore.bplus.page.LeafPage;
+import org.kvstore.bplus.page.PageFormat;
+import org.kvstore.bplus.page.PageType;
+import org.kvstore.bplus.page.SlottedPage;
+
+/**
+ * A forward cursor over {@code [from, to)} that walks the leaf chain (docs/format/bplus.md section
+ * 6). It copies the entries of one leaf under the leaf's shared latch and releases it before
+ * returning, so it pins nothing between calls; it resumes at the copied leaf's right sibling and
+ * skips keys at or below the last one returned. Because splits only move keys rightwards and
+ * pages never leave the chain, each key is returned at most once, in ascending order, with a value
+ * it held at some moment during the scan.
+ *
+ * <p>Overflow values are read when the cursor reaches them, without the leaf's latch; a chain
+ * freed or reused meanwhile is detected by its id, and the key is then read again through the
+ * tree (and skipped when it was removed).
+ *
+ * <p>Thread safety: confined to one thread.
+ */
+public final class TreeCursor implements Cursor {
+  private final BPlusTree tree;
+  private final byte[] from;
+  private final byte[] to;
+
+  private byte[][] keys = new byte[0][];
+  private Object[] values = new Object[0];
+  private int count;
+  private int pos;
+  private byte[] lastKey;
+  private long nextLeaf;
+  private boolean started;
+  private boolean done;
+  private byte[] currentKey;
+  private byte[] currentValue;
+
+  TreeCursor(BPlusTree tree, byte[] from, byte[] to) {
+    this.tree = tree;
+    this.from = from;
+    this.to = to;
+    if (from != null && to != null && Arrays.compareUnsigned(from, to) >= 0) {
+      done = true;
+    }
+  }
+
+  /** An overflow value not read yet. */
+  private record OverflowRef(long first, long chainId, long skip, int length) {}
+
+  @Override
+  public boolean next() {
+    try {
+      while (true) {
+        if (pos < count) {
+          byte[] k = keys[pos];
+          Object v = values[pos];
+          keys[pos] = null;
+          values[pos] = null;
+          pos++;
+          if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
+            finish();
+            return false;
+          }
+          byte[] value;
+          if (v instanceof OverflowRef r) {
+            value = readOverflow(k, r);
+            if (value == null) {
+              continue; // removed since the leaf was copied
+            }
+          } else {
+            value = (byte[]) v;
+          }
+          lastKey = k;
+          currentKey = k;
+          currentValue = value;
+          return true;
+        }
+        if (done) {
+          currentKey = null;
+          currentValue = null;
+          return false;
+        }
+        fill();
+      }
+    } catch (IOException e) {
+      throw new StorageIOException(tree.file().path(), "scan", e);
+    }
+  }
+
+  private byte[] readOverflow(byte[] key, OverflowRef r) throws IOException {
+    try {
+      return tree.chains().read(r.first(), r.chainId(), r.skip(), r.length(), true);
+    } catch (OverflowChains.StaleChainException e) {
+      return tree.get(key);
+    }
+  }
+
+  private void fill() throws IOException {
+    PinnedPage leaf;
+    if (!started) {
+      started = true;
+      leaf = tree.descendShared(from);
+    } else if (nextLeaf == 0) {
+      finish();
+      return;
+    } else {
+      leaf = tree.pool().fetch(nextLeaf).latchShared();
+    }
+    try (leaf) {
+      byte[] d = leaf.data();
+      if (PageFormat.type(d) != PageType.LEAF) {
+        throw new CorruptionException(
+            tree.file().path(), -1, "leaf chain reaches page " + leaf.pageId() + " of type "
+                + PageFormat.type(d));
+      }
+      int n = SlottedPage.count(d);
+      int start = 0;
+      byte[] bound = lastKey != null ? lastKey : from;
+      if (bound != null) {
+        int idx = tree.search(d, true, bound);
+        start = idx >= 0 ? (lastKey != null ? idx + 1 : idx) : -(idx + 1);
+      }
+      if (keys.length < n - start) {
+        keys = new byte[n - start][];
+        values = new Object[n - start];
+      }
+      count = 0;
+      pos = 0;
+      for (int i = start; i < n; i++) {
+        int off = SlottedPage.cellOffset(d, i);
+        byte[] k = tree.fullKey(d, off, true);
+        keys[count] = k;
+        if (LeafPage.isOverflow(d, off)) {
+          long skip = LeafPage.isKeyOverflow(d, off) ? k.length : 0;
+          values[count] =
+              new OverflowRef(LeafPage.chainFirst(d, off), LeafPage.chainId(d, off), skip,
+                  LeafPage.valueLength(d, off));
+        } else {
+          values[count] = LeafPage.inlineValue(d, off);
+        }
+        count++;
+        if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
+          break; // later keys are out of range too
+        }
+      }
+      nextLeaf = SlottedPage.link(d);
+    }
+  }
+
+  private void finish() {
+    done = true;
+    count = 0;
+    pos = 0;
+  }
+
+  @Override
+  public byte[] key() {
+    return currentKey;
+  }
+
+  @Override
+  public byte[] value() {
+    return currentValue;
+  }
+
+  @Override
+  public void close() {
+    finish();
+    keys = new byte[0][];
+    values = new Object[0];
+  }
+}
