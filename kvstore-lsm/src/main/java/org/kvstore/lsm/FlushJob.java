@@ -1,0 +1,60 @@
+package org.kvstore.lsm;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.kvstore.io.FileSystem;
+import org.kvstore.io.StorageFile;
+import org.kvstore.lsm.cursor.InternalCursor;
+import org.kvstore.lsm.key.InternalKey;
+import org.kvstore.lsm.memtable.MemTable;
+import org.kvstore.lsm.sstable.SstableFormat;
+import org.kvstore.lsm.sstable.SstableWriter;
+import org.kvstore.lsm.version.FileMetadata;
+
+/**
+ * Writes one immutable memtable to a new level-0 SSTable, keeping only the newest entry of each user
+ * key (no reader needs older ones: cursors read the memtable object they pinned, never its SSTable),
+ * then syncs the file and the directory. The caller logs the manifest edit.
+ *
+ * <p>Thread safety: confined to the flush thread.
+ */
+final class FlushJob {
+  private FlushJob() {}
+
+  /** Returns the new file's metadata, or {@code null} when the memtable is empty. */
+  static FileMetadata run(
+      MemTable mem, long fileNum, FileSystem fs, Path dir, LsmOptions opt) throws IOException {
+    if (mem.isEmpty()) {
+      return null;
+    }
+    Path path = dir.resolve(SstableFormat.fileName(fileNum));
+    StorageFile file = fs.open(path, FileSystem.OpenMode.CREATE_NEW);
+    boolean ok = false;
+    try (SstableWriter w = new SstableWriter(file, opt.blockBytes(), opt.bloomFpRate(), opt.compression());
+        InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM)) {
+      byte[] last = null;
+      for (c.seekToFirst(); c.isValid(); c.next()) {
+        byte[] k = c.userKey();
+        if (last != null && Arrays.equals(last, k)) {
+          continue;
+        }
+        last = k;
+        w.add(k, c.seqNum(), c.kind(), c.value());
+      }
+      SstableWriter.Result r = w.finish();
+      fs.syncDirectory(dir);
+      ok = true;
+      return new FileMetadata(
+          fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq());
+    } finally {
+      if (!ok) {
+        try {
+          fs.delete(path);
+        } catch (IOException suppressed) {
+          // The orphan is swept at the next open.
+        }
+      }
+    }
+  }
+}

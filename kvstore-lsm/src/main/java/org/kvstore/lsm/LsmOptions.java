@@ -1,0 +1,97 @@
+package org.kvstore.lsm;
+
+import java.util.List;
+import org.kvstore.lsm.sstable.BlockCompression;
+import org.kvstore.spi.PropertySpec;
+import org.kvstore.spi.TableProperties;
+
+/**
+ * The options of one LSM table, read once from its validated {@link TableProperties}. Defaults
+ * follow RocksDB's where it has the same knob (write buffer 64 MiB, 4 KiB blocks, 10 bits per key
+ * bloom filters, L0 trigger 4, L0 stop 36, level base 256 MiB, ratio 10, target file 64 MiB).
+ *
+ * <p>Thread safety: immutable.
+ */
+public record LsmOptions(
+    long memtableBytes,
+    int blockBytes,
+    double bloomFpRate,
+    long blockCacheBytes,
+    BlockCompression compression,
+    int maxOpenFiles,
+    int maxImmutableMemtables,
+    int level0CompactionTrigger,
+    int level0StopWritesTrigger,
+    int levelSizeRatio,
+    long level1MaxBytes,
+    long targetFileBytes,
+    int numLevels) {
+
+  public static final PropertySpec<Long> MEMTABLE_SIZE =
+      PropertySpec.ofBytes("memtable.size", 64L << 20, 4L << 10, 1L << 30,
+          "bytes of the write buffer; when full it becomes immutable and is flushed to an SSTable");
+  public static final PropertySpec<Long> BLOCK_SIZE =
+      PropertySpec.ofBytes("block.size", 4L << 10, 256, 1L << 20, "target bytes of an SSTable data block");
+  public static final PropertySpec<Double> BLOOM_FP_RATE =
+      PropertySpec.ofDouble("bloom.fp.rate", 0.01, 0.0, 0.5,
+          "false-positive rate of each SSTable's bloom filter");
+  public static final PropertySpec<Long> BLOCK_CACHE_SIZE =
+      PropertySpec.ofBytes("block.cache.size", 64L << 20, 0, 1L << 40, "bytes of the block cache");
+  public static final PropertySpec<BlockCompression> COMPRESSION =
+      PropertySpec.ofEnum("compression", BlockCompression.class, BlockCompression.NONE,
+          "compression of SSTable data blocks");
+  public static final PropertySpec<Integer> MAX_OPEN_FILES =
+      PropertySpec.ofInt("max.open.files", 1000, 8, 1_000_000,
+          "SSTable file handles kept open (least recently used ones are closed)");
+  public static final PropertySpec<Integer> MAX_IMMUTABLE_MEMTABLES =
+      PropertySpec.ofInt("max.immutable.memtables", 1, 1, 64,
+          "immutable memtables that may wait for their flush before writes stall");
+  public static final PropertySpec<Integer> LEVEL0_COMPACTION_TRIGGER =
+      PropertySpec.ofInt("level0.compaction.trigger", 4, 1, 1000,
+          "level-0 files that start a compaction into level 1");
+  public static final PropertySpec<Integer> LEVEL0_STOP_WRITES_TRIGGER =
+      PropertySpec.ofInt("level0.stop.writes.trigger", 36, 2, 10000,
+          "level-0 files at which writes stall until compaction catches up");
+  public static final PropertySpec<Integer> LEVEL_SIZE_RATIO =
+      PropertySpec.ofInt("level.size.ratio", 10, 2, 1000, "size ratio between adjacent levels");
+  public static final PropertySpec<Long> LEVEL1_MAX_SIZE =
+      PropertySpec.ofBytes("level1.max.size", 256L << 20, 16L << 10, 1L << 50, "target bytes of level 1");
+  public static final PropertySpec<Long> TARGET_FILE_SIZE =
+      PropertySpec.ofBytes("target.file.size", 64L << 20, 8L << 10, 1L << 34,
+          "bytes at which a compaction starts a new output SSTable");
+  public static final PropertySpec<Integer> NUM_LEVELS =
+      PropertySpec.ofInt("num.levels", 7, 2, 20, "number of levels (0 to n-1)");
+
+  /** Every property, in the order the user sees them. */
+  public static final List<PropertySpec<?>> PROPERTIES =
+      List.of(
+          MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, COMPRESSION, MAX_OPEN_FILES,
+          MAX_IMMUTABLE_MEMTABLES, LEVEL0_COMPACTION_TRIGGER, LEVEL0_STOP_WRITES_TRIGGER,
+          LEVEL_SIZE_RATIO, LEVEL1_MAX_SIZE, TARGET_FILE_SIZE, NUM_LEVELS);
+
+  public LsmOptions {
+    if (level0StopWritesTrigger <= level0CompactionTrigger) {
+      throw new IllegalArgumentException(
+          "level0.stop.writes.trigger (" + level0StopWritesTrigger
+              + ") must exceed level0.compaction.trigger (" + level0CompactionTrigger + ")");
+    }
+  }
+
+  public static LsmOptions from(TableProperties p) {
+    return new LsmOptions(
+        p.get(MEMTABLE_SIZE), p.get(BLOCK_SIZE).intValue(), p.get(BLOOM_FP_RATE),
+        p.get(BLOCK_CACHE_SIZE), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
+        p.get(MAX_IMMUTABLE_MEMTABLES), p.get(LEVEL0_COMPACTION_TRIGGER),
+        p.get(LEVEL0_STOP_WRITES_TRIGGER), p.get(LEVEL_SIZE_RATIO), p.get(LEVEL1_MAX_SIZE),
+        p.get(TARGET_FILE_SIZE), p.get(NUM_LEVELS));
+  }
+
+  /** The target bytes of {@code level} (1 and up). */
+  public long levelMaxBytes(int level) {
+    double v = level1MaxBytes;
+    for (int i = 1; i < level; i++) {
+      v *= levelSizeRatio;
+    }
+    return (long) Math.min(v, Long.MAX_VALUE / 2);
+  }
+}

@@ -1,0 +1,604 @@
+package org.kvstore.lsm;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.StampedLock;
+import org.kvstore.Cursor;
+import org.kvstore.io.FileSystem;
+import org.kvstore.lsm.cursor.InternalCursor;
+import org.kvstore.lsm.cursor.LevelCursor;
+import org.kvstore.lsm.cursor.MergingCursor;
+import org.kvstore.lsm.key.InternalKey;
+import org.kvstore.lsm.key.Lookup;
+import org.kvstore.lsm.key.ValueKind;
+import org.kvstore.lsm.memtable.MemTable;
+import org.kvstore.lsm.sstable.BlockCache;
+import org.kvstore.lsm.sstable.OpenFiles;
+import org.kvstore.lsm.sstable.SstableFormat;
+import org.kvstore.lsm.version.FileMetadata;
+import org.kvstore.lsm.version.ManifestFormat;
+import org.kvstore.lsm.version.Version;
+import org.kvstore.lsm.version.VersionSet;
+import org.kvstore.spi.EngineContext;
+import org.kvstore.spi.EngineStats;
+import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.Mutation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One table of the LSM engine.
+ *
+ * <h2>Design</h2>
+ *
+ * <pre>
+ *   put/remove/apply ──► memtable (skip list) ──full──► immutable memtables ──flush thread──► L0
+ *                                                                   compaction thread: L0 → L1 → … Ln
+ *   get:  memtable → immutables (newest first) → L0 files (newest first) → one file per level
+ *   scan: merge of all of these, filtered to one snapshot sequence number
+ * </pre>
+ *
+ * <ul>
+ *   <li><b>Sequence numbers.</b> Every mutation gets a table-local sequence number from
+ *       {@code lastSeq}; a batch of n mutations takes n consecutive numbers in batch order, so a
+ *       later mutation of the same key in a batch wins. Sequence numbers are independent of the
+ *       core's LSNs (which may repeat across a replay); they persist through the SSTables and the
+ *       manifest and only grow.
+ *   <li><b>Visibility.</b> Writers allocate their numbers and insert under the <em>shared</em> mode
+ *       of {@code writeFence}. A scan takes the fence in <em>exclusive</em> mode for an instant:
+ *       then no insert is half done, so every number up to {@code lastSeq} is complete; that value
+ *       is the scan's snapshot, and entries above it are filtered out. A scan thus never sees half
+ *       of a batch and sees one point in time. Point reads need no snapshot (a single key).
+ *   <li><b>Persistence protocol</b> (see {@link EngineTable}). A memtable switch also takes the
+ *       fence exclusively and reads {@link EngineContext#appliedLsn()} under it: every mutation at or
+ *       below that LSN has returned from its apply call and so sits in the memtable being frozen
+ *       (or older state). The flush thread writes the frozen memtables oldest first and logs each
+ *       with that LSN as the persisted LSN, so {@link #persistedLsn()} only grows and is always
+ *       covered by the durable SSTables. Replayed mutations simply get new sequence numbers; puts
+ *       and removes are idempotent.
+ *   <li><b>Read views.</b> {@link SuperVersion} bundles memtable, immutables and the SSTable
+ *       {@link Version}; it is replaced (under {@code svLock}) at each switch, flush and compaction.
+ *       Readers pin its version; cursors keep the pin until closed, so the files they read are
+ *       never deleted under them, and they keep the memtable objects they started with.
+ *   <li><b>Back pressure.</b> Writers stall (logged) while the memtable is full and
+ *       {@code max.immutable.memtables} immutables wait, or while level 0 has
+ *       {@code level0.stop.writes.trigger} files.
+ *   <li><b>Errors.</b> A failed flush or compaction is latched: every later write and flush fails
+ *       with it as the cause; reads go on. Reopening the table recovers from the manifest and the
+ *       core's log.
+ * </ul>
+ *
+ * <p>Lock order: {@code writeFence} before {@code svLock} before the {@link VersionSet}'s lock;
+ * {@code roomLock} is never held while taking another. No file I/O happens under
+ * {@code writeFence} or {@code svLock}.
+ *
+ * <p>Thread safety: thread-safe; readers never block readers.
+ */
+final class LsmTable implements EngineTable {
+  private static final Logger LOG = LoggerFactory.getLogger(LsmTable.class);
+
+  private final EngineContext ctx;
+  private final LsmOptions opt;
+  private final FileSystem fs;
+  private final Path dir;
+  private final BlockCache cache;
+  private final OpenFiles files;
+  private VersionSet versions;
+  private final StampedLock writeFence = new StampedLock();
+  private final Object svLock = new Object();
+  private volatile SuperVersion sv;
+  private final AtomicLong lastSeq = new AtomicLong();
+  private final ReentrantLock roomLock = new ReentrantLock();
+  private final Condition roomChanged = roomLock.newCondition();
+  private final LsmStatistics statistics = new LsmStatistics();
+  private Background background;
+  private volatile Throwable bgError;
+  private volatile boolean closed;
+
+  private LsmTable(EngineContext ctx, LsmOptions opt) {
+    this.ctx = ctx;
+    this.opt = opt;
+    this.fs = ctx.fileSystem();
+    this.dir = ctx.directory();
+    this.cache = new BlockCache(opt.blockCacheBytes());
+    this.files = new OpenFiles(fs, dir, opt.maxOpenFiles());
+  }
+
+  /** Opens (or creates) the table in {@code ctx.directory()}. */
+  static LsmTable open(EngineContext ctx, LsmOptions opt) throws IOException {
+    LsmTable t = new LsmTable(ctx, opt);
+    t.fs.createDirectories(t.dir);
+    t.versions = VersionSet.open(t.fs, t.dir, opt.numLevels(), t::deleteObsolete);
+    try {
+      t.sweepUnreferencedFiles();
+      t.lastSeq.set(t.versions.lastSeqNum());
+      t.sv = new SuperVersion(new MemTable(), List.of(), t.versions.acquireCurrent());
+      t.versions.logState(ctx.tableName());
+      t.background = new Background(t, ctx.tableName());
+      t.background.maybeScheduleCompaction();
+    } catch (IOException | RuntimeException e) {
+      t.versions.close();
+      t.files.close();
+      throw e;
+    }
+    return t;
+  }
+
+  /** Deletes files of this table no version references: leftovers of a crash or an earlier close. */
+  private void sweepUnreferencedFiles() throws IOException {
+    Version v = versions.current();
+    java.util.Set<Long> live = new java.util.HashSet<>();
+    for (int level = 0; level < v.levelCount(); level++) {
+      for (FileMetadata f : v.files(level)) {
+        live.add(f.fileNum());
+      }
+    }
+    String manifest = ManifestFormat.manifestName(versions.manifestFileNum());
+    for (String name : fs.list(dir)) {
+      long num = SstableFormat.parseFileName(name);
+      boolean stale =
+          (num >= 0 && !live.contains(num))
+              || (name.startsWith(ManifestFormat.MANIFEST_PREFIX) && !name.equals(manifest))
+              || name.equals(ManifestFormat.CURRENT_TEMP);
+      if (stale) {
+        LOG.info("table {}: deleting unreferenced file {}", ctx.tableName(), name);
+        fs.delete(dir.resolve(name));
+      }
+    }
+  }
+
+  /** Deletes SSTables no live version contains (called by whoever released the last pin). */
+  private void deleteObsolete(List<FileMetadata> dead) {
+    for (FileMetadata f : dead) {
+      files.evict(f.fileNum());
+      cache.evictFile(f.fileNum());
+      try {
+        fs.delete(dir.resolve(SstableFormat.fileName(f.fileNum())));
+      } catch (IOException e) {
+        // Not a data risk: the file is in no version; the sweep at the next open retries.
+        LOG.warn("table {}: could not delete obsolete {}: {}", ctx.tableName(), f, e.toString());
+      }
+    }
+  }
+
+  // ---- writes ----
+
+  @Override
+  public void put(byte[] key, byte[] value, long lsn) throws IOException {
+    makeRoomForWrite();
+    long size;
+    long stamp = writeFence.readLock();
+    try {
+      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value);
+    } finally {
+      writeFence.unlockRead(stamp);
+    }
+    statistics.userBytes.add(key.length + value.length);
+    afterWrite(size);
+  }
+
+  @Override
+  public void remove(byte[] key, long lsn) throws IOException {
+    makeRoomForWrite();
+    long size;
+    long stamp = writeFence.readLock();
+    try {
+      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null);
+    } finally {
+      writeFence.unlockRead(stamp);
+    }
+    statistics.userBytes.add(key.length);
+    afterWrite(size);
+  }
+
+  @Override
+  public void apply(List<Mutation> batch, long lsn) throws IOException {
+    if (batch.isEmpty()) {
+      return;
+    }
+    makeRoomForWrite();
+    long size = 0;
+    long bytes = 0;
+    long stamp = writeFence.readLock();
+    try {
+      MemTable mem = sv.mem();
+      long seq = lastSeq.getAndAdd(batch.size()) + 1;
+      for (Mutation m : batch) {
+        if (m.isRemove()) {
+          size = mem.add(m.key(), seq++, ValueKind.DELETE, null);
+          bytes += m.key().length;
+        } else {
+          size = mem.add(m.key(), seq++, ValueKind.PUT, m.value());
+          bytes += m.key().length + m.value().length;
+        }
+      }
+    } finally {
+      writeFence.unlockRead(stamp);
+    }
+    statistics.userBytes.add(bytes);
+    afterWrite(size);
+  }
+
+  private void afterWrite(long memBytes) {
+    if (memBytes >= opt.memtableBytes()) {
+      switchMemtable(false);
+    }
+  }
+
+  /**
+   * Waits while the write would exceed the memory or level-0 bounds; switches a full memtable when
+   * an immutable slot is free.
+   */
+  private void makeRoomForWrite() throws IOException {
+    boolean logged = false;
+    long stallStart = 0;
+    for (;;) {
+      checkWritable();
+      SuperVersion s = sv;
+      boolean memFull = s.mem().approximateBytes() >= opt.memtableBytes();
+      int l0 = s.version().files(0).size();
+      if (!memFull && l0 < opt.level0StopWritesTrigger()) {
+        break;
+      }
+      if (memFull && s.imms().size() < opt.maxImmutableMemtables() && l0 < opt.level0StopWritesTrigger()) {
+        switchMemtable(false);
+        continue;
+      }
+      if (!logged) {
+        logged = true;
+        stallStart = System.nanoTime();
+        statistics.stalls.increment();
+        String why =
+            l0 >= opt.level0StopWritesTrigger()
+                ? l0 + " level-0 files (level0.stop.writes.trigger " + opt.level0StopWritesTrigger() + ")"
+                : s.imms().size() + " immutable memtables wait for their flush (max.immutable.memtables "
+                    + opt.maxImmutableMemtables() + ")";
+        LOG.info("table {}: writes stall: {}", ctx.tableName(), why);
+      }
+      roomLock.lock();
+      try {
+        if (sv == s && bgError == null && !closed) {
+          roomChanged.await(50, TimeUnit.MILLISECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while writes stall", e);
+      } finally {
+        roomLock.unlock();
+      }
+    }
+    if (logged) {
+      statistics.stallNanos.add(System.nanoTime() - stallStart);
+    }
+  }
+
+  void signalRoom() {
+    roomLock.lock();
+    try {
+      roomChanged.signalAll();
+    } finally {
+      roomLock.unlock();
+    }
+  }
+
+  private void checkWritable() throws IOException {
+    if (closed) {
+      throw new IOException("table " + ctx.tableName() + " is closed");
+    }
+    Throwable e = bgError;
+    if (e != null) {
+      throw new IOException("table " + ctx.tableName() + " failed in the background: " + e, e);
+    }
+  }
+
+  /**
+   * Freezes the memtable (when {@code force}, or when it is full and an immutable slot is free)
+   * and schedules its flush.
+   *
+   * @return the frozen memtable, or {@code null} when nothing was switched
+   */
+  FrozenMemTable switchMemtable(boolean force) {
+    FrozenMemTable frozen;
+    long stamp = writeFence.writeLock();
+    try {
+      synchronized (svLock) {
+        SuperVersion s = sv;
+        if (!force
+            && (s.mem().approximateBytes() < opt.memtableBytes()
+                || s.imms().size() >= opt.maxImmutableMemtables())) {
+          return null;
+        }
+        long applied = ctx.appliedLsn().getAsLong();
+        frozen =
+            new FrozenMemTable(s.mem(), applied, lastSeq.get(), new java.util.concurrent.CompletableFuture<>());
+        List<FrozenMemTable> imms = new ArrayList<>(s.imms().size() + 1);
+        imms.add(frozen);
+        imms.addAll(s.imms());
+        installLocked(new MemTable(), List.copyOf(imms));
+      }
+    } finally {
+      writeFence.unlockWrite(stamp);
+    }
+    background.scheduleFlush();
+    return frozen;
+  }
+
+  /** Replaces the read view. REQUIRES: svLock held. */
+  private void installLocked(MemTable mem, List<FrozenMemTable> imms) {
+    assert Thread.holdsLock(svLock);
+    SuperVersion old = sv;
+    sv = new SuperVersion(mem, imms, versions.acquireCurrent());
+    old.version().unref();
+  }
+
+  /** The oldest immutable memtable, or {@code null}. */
+  FrozenMemTable oldestImmutable() {
+    List<FrozenMemTable> imms = sv.imms();
+    return imms.isEmpty() ? null : imms.get(imms.size() - 1);
+  }
+
+  /** After {@code done} is in the manifest: drops it from the view and installs the new version. */
+  void flushInstalled(FrozenMemTable done) {
+    synchronized (svLock) {
+      SuperVersion s = sv;
+      List<FrozenMemTable> imms = new ArrayList<>(s.imms());
+      imms.remove(done);
+      installLocked(s.mem(), List.copyOf(imms));
+    }
+    signalRoom();
+  }
+
+  /** After a compaction's edit is in the manifest: installs the new version. */
+  void versionChanged() {
+    synchronized (svLock) {
+      SuperVersion s = sv;
+      installLocked(s.mem(), s.imms());
+    }
+    signalRoom();
+  }
+
+  void latchBackgroundError(Throwable e) {
+    synchronized (svLock) {
+      if (bgError == null) {
+        bgError = e;
+        LOG.error("table {}: background work failed; writes are refused from now on", ctx.tableName(), e);
+      }
+    }
+    signalRoom();
+  }
+
+  Throwable backgroundError() {
+    return bgError;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  // ---- reads ----
+
+  private SuperVersion acquire() {
+    for (;;) {
+      SuperVersion s = sv;
+      if (s.version().tryRef()) {
+        return s;
+      }
+    }
+  }
+
+  @Override
+  public byte[] get(byte[] key) throws IOException {
+    SuperVersion s = acquire();
+    try {
+      Map.Entry<InternalKey, byte[]> e = s.mem().get(key, InternalKey.MAX_SEQ_NUM);
+      if (e == null) {
+        for (FrozenMemTable imm : s.imms()) {
+          e = imm.mem().get(key, InternalKey.MAX_SEQ_NUM);
+          if (e != null) {
+            break;
+          }
+        }
+      }
+      if (e != null) {
+        return e.getKey().kind() == ValueKind.PUT ? e.getValue().clone() : null;
+      }
+      Version v = s.version();
+      for (FileMetadata f : v.files(0)) {
+        if (f.covers(key)) {
+          Lookup l = f.reader(files, cache).get(key, InternalKey.MAX_SEQ_NUM);
+          if (l != null) {
+            return l.kind() == ValueKind.PUT ? l.value() : null;
+          }
+        }
+      }
+      for (int level = 1; level < v.levelCount(); level++) {
+        FileMetadata f = v.findFile(level, key);
+        if (f != null) {
+          Lookup l = f.reader(files, cache).get(key, InternalKey.MAX_SEQ_NUM);
+          if (l != null) {
+            return l.kind() == ValueKind.PUT ? l.value() : null;
+          }
+        }
+      }
+      return null;
+    } finally {
+      s.version().unref();
+    }
+  }
+
+  @Override
+  public Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) throws IOException {
+    SuperVersion s;
+    long snapshot;
+    long stamp = writeFence.writeLock();
+    try {
+      snapshot = lastSeq.get();
+      s = acquire();
+    } finally {
+      writeFence.unlockWrite(stamp);
+    }
+    List<InternalCursor> children = new ArrayList<>();
+    try {
+      children.add(s.mem().newCursor(snapshot));
+      for (FrozenMemTable imm : s.imms()) {
+        children.add(imm.mem().newCursor(snapshot));
+      }
+      Version v = s.version();
+      for (FileMetadata f : v.files(0)) {
+        if (f.overlaps(fromInclusive, null)) {
+          children.add(f.reader(files, cache).newCursor(false));
+        }
+      }
+      for (int level = 1; level < v.levelCount(); level++) {
+        if (!v.files(level).isEmpty()) {
+          children.add(new LevelCursor(v.files(level), files, cache, false));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      for (InternalCursor c : children) {
+        c.close();
+      }
+      s.version().unref();
+      throw e;
+    }
+    return new LsmCursor(new MergingCursor(children), s.version(), fromInclusive, toExclusive, ctx.tableName());
+  }
+
+  // ---- persistence ----
+
+  @Override
+  public long flush() throws IOException {
+    checkWritable();
+    FrozenMemTable f = switchMemtable(true);
+    try {
+      f.flushed().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for a flush", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof IOException io ? new IOException(io.getMessage(), io)
+          : new IOException("flush failed: " + cause, cause);
+    }
+    return versions.persistedLsn();
+  }
+
+  @Override
+  public long persistedLsn() {
+    return versions.persistedLsn();
+  }
+
+  // ---- for the background jobs ----
+
+  LsmOptions options() {
+    return opt;
+  }
+
+  FileSystem fileSystem() {
+    return fs;
+  }
+
+  Path directory() {
+    return dir;
+  }
+
+  VersionSet versions() {
+    return versions;
+  }
+
+  OpenFiles openFiles() {
+    return files;
+  }
+
+  BlockCache blockCache() {
+    return cache;
+  }
+
+  LsmStatistics statistics() {
+    return statistics;
+  }
+
+  // ---- statistics and life cycle ----
+
+  @Override
+  public EngineStats stats() {
+    SuperVersion s = acquire();
+    try {
+      Version v = s.version();
+      long entries = v.totalEntries() + s.mem().entryCount();
+      long memBytes = s.mem().approximateBytes();
+      for (FrozenMemTable imm : s.imms()) {
+        entries += imm.mem().entryCount();
+        memBytes += imm.mem().approximateBytes();
+      }
+      Map<String, Long> d = new LinkedHashMap<>();
+      long flushed = statistics.bytesFlushed.sum();
+      long compacted = statistics.bytesCompactionWritten.sum();
+      d.put("write.amplification.x100", flushed == 0 ? 100 : (flushed + compacted) * 100 / flushed);
+      long bottom = 0;
+      for (int level = v.levelCount() - 1; level >= 0; level--) {
+        if (!v.files(level).isEmpty()) {
+          bottom = v.levelBytes(level);
+          break;
+        }
+      }
+      d.put("space.amplification.x100", bottom == 0 ? 100 : v.totalBytes() * 100 / bottom);
+      d.put("bytes.user.written", statistics.userBytes.sum());
+      d.put("bytes.flushed", flushed);
+      d.put("bytes.compaction.read", statistics.bytesCompactionRead.sum());
+      d.put("bytes.compaction.written", compacted);
+      d.put("flushes", statistics.flushes.sum());
+      d.put("compactions", statistics.compactions.sum());
+      d.put("write.stalls", statistics.stalls.sum());
+      d.put("write.stall.millis", statistics.stallNanos.sum() / 1_000_000);
+      d.put("memtable.bytes", memBytes);
+      d.put("immutable.memtables", (long) s.imms().size());
+      long hits = cache.hits();
+      long total = hits + cache.misses();
+      d.put("block.cache.bytes", cache.usedBytes());
+      d.put("block.cache.hit.rate.permille", total == 0 ? 0 : hits * 1000 / total);
+      d.put("open.files", (long) files.openCount());
+      long indexBytes = 0;
+      for (int level = 0; level < v.levelCount(); level++) {
+        for (FileMetadata f : v.files(level)) {
+          if (f.openedReader() != null) {
+            indexBytes += f.openedReader().memoryBytes();
+          }
+        }
+      }
+      d.put("index.filter.bytes", indexBytes);
+      for (int level = 0; level < v.levelCount(); level++) {
+        d.put("level." + level + ".files", (long) v.files(level).size());
+        d.put("level." + level + ".bytes", v.levelBytes(level));
+      }
+      d.put("last.seq", lastSeq.get());
+      d.put("persisted.lsn", versions.persistedLsn());
+      return new EngineStats(entries, v.totalBytes() + versions.manifestBytes(), d);
+    } finally {
+      s.version().unref();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    synchronized (svLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    signalRoom();
+    background.shutdown();
+    versions.close();
+    files.close();
+  }
+}

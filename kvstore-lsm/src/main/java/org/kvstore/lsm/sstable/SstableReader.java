@@ -1,0 +1,392 @@
+package org.kvstore.lsm.sstable;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.kvstore.CorruptionException;
+import org.kvstore.lsm.bloom.BloomFilter;
+import org.kvstore.lsm.cursor.InternalCursor;
+import org.kvstore.lsm.key.InternalKey;
+import org.kvstore.lsm.key.InternalKeyComparator;
+import org.kvstore.lsm.key.Lookup;
+import org.kvstore.lsm.key.ValueKind;
+
+/**
+ * Reads one SSTable. Opening it reads and verifies the footer, the index block and the bloom
+ * filter, which stay in memory for the reader's life (they are small: about 1/100 and 10 bits per
+ * key); data blocks come from the shared {@link BlockCache} or the file, and every block's CRC32C is
+ * checked before use, so damage surfaces as a {@link CorruptionException} naming the file and the
+ * block's offset, never as a wrong value.
+ *
+ * <p>Thread safety: immutable after open; many threads may look up and run cursors at once.
+ */
+public final class SstableReader {
+  private static final int READAHEAD_BYTES = 512 * 1024;
+
+  private final long fileNum;
+  private final Path path;
+  private final OpenFiles files;
+  private final BlockCache cache;
+  private final long fileSize;
+  private final BloomFilter bloom;
+  private final byte[][] indexKeys;
+  private final long[] blockOffsets;
+  private final int[] blockSizes;
+  private final long entryCount;
+
+  private SstableReader(
+      long fileNum, Path path, OpenFiles files, BlockCache cache, long fileSize, BloomFilter bloom,
+      byte[][] indexKeys, long[] blockOffsets, int[] blockSizes, long entryCount) {
+    this.fileNum = fileNum;
+    this.path = path;
+    this.files = files;
+    this.cache = cache;
+    this.fileSize = fileSize;
+    this.bloom = bloom;
+    this.indexKeys = indexKeys;
+    this.blockOffsets = blockOffsets;
+    this.blockSizes = blockSizes;
+    this.entryCount = entryCount;
+  }
+
+  /**
+   * Opens the SSTable {@code fileNum}.
+   *
+   * @throws CorruptionException when footer, index or filter fail their checks
+   */
+  public static SstableReader open(long fileNum, OpenFiles files, BlockCache cache) throws IOException {
+    Path path = files.path(fileNum);
+    OpenFiles.Handle h = files.acquire(fileNum);
+    try {
+      long size = h.file.size();
+      if (size < SstableFormat.FOOTER_BYTES) {
+        throw new CorruptionException(path, 0, "file of " + size + " bytes is shorter than an SSTable footer");
+      }
+      byte[] fb = new byte[SstableFormat.FOOTER_BYTES];
+      h.file.readFully(ByteBuffer.wrap(fb), size - SstableFormat.FOOTER_BYTES);
+      Footer footer = Footer.decode(fb, path, size);
+      byte[] filterRaw = readVerified(h, path, footer.filter());
+      BloomFilter bloom;
+      try {
+        bloom = BloomFilter.decode(filterRaw);
+      } catch (IllegalArgumentException e) {
+        throw new CorruptionException(path, footer.filter().offset(), e.getMessage());
+      }
+      byte[] indexRaw = readVerified(h, path, footer.index());
+      List<byte[]> keys = new ArrayList<>();
+      List<long[]> handles = new ArrayList<>();
+      try {
+        Block.Iter it = new Block(indexRaw).iterator();
+        int[] pos = new int[1];
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          keys.add(java.util.Arrays.copyOf(it.keyBuffer(), it.keyLength()));
+          pos[0] = it.valueOffset();
+          int limit = it.valueOffset() + it.valueLength();
+          long off = VarInts.get(it.data(), pos, limit);
+          long sz = VarInts.get(it.data(), pos, limit);
+          if (off < 0 || sz < 0 || off + sz + SstableFormat.BLOCK_TRAILER_BYTES > footer.filter().offset()) {
+            throw new IllegalArgumentException("data block handle " + off + "+" + sz + " outside the data area");
+          }
+          handles.add(new long[] {off, sz});
+        }
+      } catch (IllegalArgumentException e) {
+        throw new CorruptionException(path, footer.index().offset(), "bad index block: " + e.getMessage());
+      }
+      int n = keys.size();
+      long[] offsets = new long[n];
+      int[] sizes = new int[n];
+      for (int i = 0; i < n; i++) {
+        offsets[i] = handles.get(i)[0];
+        sizes[i] = (int) handles.get(i)[1];
+      }
+      return new SstableReader(
+          fileNum, path, files, cache, size, bloom, keys.toArray(new byte[0][]), offsets, sizes,
+          footer.entryCount());
+    } catch (EOFException e) {
+      throw new CorruptionException(path, -1, "truncated SSTable: " + e.getMessage());
+    } finally {
+      files.release(h);
+    }
+  }
+
+  private static byte[] readVerified(OpenFiles.Handle h, Path path, BlockHandle bh) throws IOException {
+    byte[] buf = new byte[bh.size() + SstableFormat.BLOCK_TRAILER_BYTES];
+    h.file.readFully(ByteBuffer.wrap(buf), bh.offset());
+    return decodeStored(path, bh.offset(), buf, 0, bh.size());
+  }
+
+  /** Verifies the trailer of stored contents at {@code buf[off, off+size+5)} and decompresses. */
+  private static byte[] decodeStored(Path path, long fileOffset, byte[] buf, int off, int size) {
+    int type = buf[off + size] & 0xFF;
+    int expected = VarInts.getIntLE(buf, off + size + 1);
+    int actual = SstableFormat.blockCrc(buf, off, size, type);
+    if (expected != actual) {
+      throw new CorruptionException(
+          path, fileOffset,
+          String.format("block checksum mismatch (stored %08x, computed %08x, %d bytes)", expected, actual, size));
+    }
+    try {
+      if (type == SstableFormat.COMPRESSION_NONE) {
+        return off == 0 && buf.length == size ? buf : java.util.Arrays.copyOfRange(buf, off, off + size);
+      } else if (type == SstableFormat.COMPRESSION_LZ4) {
+        byte[] stored = java.util.Arrays.copyOfRange(buf, off, off + size);
+        return BlockCompression.decompressLz4(stored, size);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CorruptionException(path, fileOffset, e.getMessage());
+    }
+    throw new CorruptionException(path, fileOffset + size, "unknown block compression " + type);
+  }
+
+  public long fileNum() {
+    return fileNum;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  public long fileSize() {
+    return fileSize;
+  }
+
+  public long entryCount() {
+    return entryCount;
+  }
+
+  /** Heap bytes of the resident index and filter. */
+  public long memoryBytes() {
+    long n = bloom.memoryBytes() + 12L * indexKeys.length;
+    for (byte[] k : indexKeys) {
+      n += k.length + 16;
+    }
+    return n;
+  }
+
+  public boolean mayContain(byte[] userKey) {
+    return bloom.mayContain(userKey);
+  }
+
+  /** The index of the first block whose last key is at or after {@code target}, or the block count. */
+  private int findBlock(byte[] target, int targetLen) {
+    int lo = 0;
+    int hi = indexKeys.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      byte[] k = indexKeys[mid];
+      if (InternalKeyComparator.compareEncoded(k, 0, k.length, target, 0, targetLen) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * The newest entry of {@code userKey} at or below {@code snapshotSeq}, or {@code null}. Checks the
+   * bloom filter before reading any block.
+   */
+  public Lookup get(byte[] userKey, long snapshotSeq) throws IOException {
+    if (!bloom.mayContain(userKey)) {
+      return null;
+    }
+    byte[] target = InternalKey.seekKey(userKey, snapshotSeq).encode();
+    int i = findBlock(target, target.length);
+    if (i == indexKeys.length) {
+      return null;
+    }
+    Block.Iter it = readBlock(i, true, null).iterator();
+    try {
+      it.seek(target, target.length);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptionException(path, blockOffsets[i], "bad data block: " + e.getMessage());
+    }
+    if (!it.isValid() || !it.userKeyEquals(userKey)) {
+      return null;
+    }
+    long trailer = it.trailer();
+    ValueKind kind = kindOf(trailer, i);
+    return new Lookup(trailer >>> 8, kind, it.value());
+  }
+
+  private ValueKind kindOf(long trailer, int block) {
+    ValueKind kind = ValueKind.fromCode((int) (trailer & 0xFF));
+    if (kind == null) {
+      throw new CorruptionException(path, blockOffsets[block], "unknown value kind " + (trailer & 0xFF));
+    }
+    return kind;
+  }
+
+  /** A read-ahead window for sequential scans (compaction), so they read large chunks. */
+  static final class ReadAhead {
+    byte[] buf;
+    long start;
+    int len;
+  }
+
+  private Block readBlock(int i, boolean fillCache, ReadAhead ra) throws IOException {
+    long offset = blockOffsets[i];
+    Block b = cache.get(fileNum, offset);
+    if (b != null) {
+      return b;
+    }
+    int size = blockSizes[i];
+    int total = size + SstableFormat.BLOCK_TRAILER_BYTES;
+    byte[] raw;
+    if (ra != null) {
+      if (ra.buf == null || offset < ra.start || offset + total > ra.start + ra.len) {
+        int want = (int) Math.min(Math.max(READAHEAD_BYTES, total), fileSize - offset);
+        if (ra.buf == null || ra.buf.length < want) {
+          ra.buf = new byte[Math.max(want, READAHEAD_BYTES)];
+        }
+        readAt(ra.buf, want, offset);
+        ra.start = offset;
+        ra.len = want;
+      }
+      raw = decodeStored(path, offset, ra.buf, (int) (offset - ra.start), size);
+    } else {
+      byte[] buf = new byte[total];
+      readAt(buf, total, offset);
+      raw = decodeStored(path, offset, buf, 0, size);
+    }
+    try {
+      b = new Block(raw);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptionException(path, offset, "bad data block: " + e.getMessage());
+    }
+    if (fillCache) {
+      cache.put(fileNum, offset, b);
+    }
+    return b;
+  }
+
+  private void readAt(byte[] buf, int len, long offset) throws IOException {
+    OpenFiles.Handle h = files.acquire(fileNum);
+    try {
+      h.file.readFully(ByteBuffer.wrap(buf, 0, len), offset);
+    } catch (EOFException e) {
+      throw new CorruptionException(path, offset, "truncated SSTable: " + e.getMessage());
+    } finally {
+      files.release(h);
+    }
+  }
+
+  /**
+   * A cursor over all entries. {@code sequential} cursors (compaction) read ahead in large chunks
+   * and do not fill the block cache.
+   */
+  public InternalCursor newCursor(boolean sequential) {
+    return new SstableCursor(sequential);
+  }
+
+  /** Thread safety: confined. */
+  private final class SstableCursor implements InternalCursor {
+    private final boolean sequential;
+    private final ReadAhead ra;
+    private int block = -1;
+    private Block.Iter it;
+    private long trailer;
+
+    SstableCursor(boolean sequential) {
+      this.sequential = sequential;
+      this.ra = sequential ? new ReadAhead() : null;
+    }
+
+    @Override
+    public boolean isValid() {
+      return it != null && it.isValid();
+    }
+
+    @Override
+    public void seekToFirst() throws IOException {
+      openBlock(0);
+      if (it != null) {
+        it.seekToFirst();
+      }
+      skipEmpty();
+    }
+
+    @Override
+    public void seek(byte[] userKey, long seqNum) throws IOException {
+      byte[] target = InternalKey.seekKey(userKey, seqNum).encode();
+      openBlock(findBlock(target, target.length));
+      if (it != null) {
+        try {
+          it.seek(target, target.length);
+        } catch (IllegalArgumentException e) {
+          throw new CorruptionException(path, blockOffsets[block], "bad data block: " + e.getMessage());
+        }
+      }
+      skipEmpty();
+    }
+
+    @Override
+    public void next() throws IOException {
+      try {
+        it.next();
+      } catch (IllegalArgumentException e) {
+        throw new CorruptionException(path, blockOffsets[block], "bad data block: " + e.getMessage());
+      }
+      skipEmpty();
+    }
+
+    private void openBlock(int i) throws IOException {
+      block = i;
+      if (i >= indexKeys.length) {
+        it = null;
+        return;
+      }
+      try {
+        it = readBlock(i, !sequential, ra).iterator();
+      } catch (IllegalArgumentException e) {
+        throw new CorruptionException(path, blockOffsets[i], "bad data block: " + e.getMessage());
+      }
+    }
+
+    private void skipEmpty() throws IOException {
+      try {
+        while (it != null && !it.isValid()) {
+          openBlock(block + 1);
+          if (it != null) {
+            it.seekToFirst();
+          }
+        }
+        if (it != null) {
+          trailer = it.trailer();
+          kindOf(trailer, block);
+        }
+      } catch (IllegalArgumentException e) {
+        throw new CorruptionException(path, blockOffsets[block], "bad data block: " + e.getMessage());
+      }
+    }
+
+    @Override
+    public byte[] userKey() {
+      return it.userKey();
+    }
+
+    @Override
+    public long seqNum() {
+      return trailer >>> 8;
+    }
+
+    @Override
+    public ValueKind kind() {
+      return ValueKind.fromCode((int) (trailer & 0xFF));
+    }
+
+    @Override
+    public byte[] value() {
+      return it.value();
+    }
+
+    @Override
+    public void close() {
+      it = null;
+    }
+  }
+}

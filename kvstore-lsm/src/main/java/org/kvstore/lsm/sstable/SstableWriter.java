@@ -1,0 +1,170 @@
+package org.kvstore.lsm.sstable;
+
+import java.io.IOException;
+import java.util.Arrays;
+import org.kvstore.io.StorageFile;
+import org.kvstore.lsm.bloom.BloomFilterBuilder;
+import org.kvstore.lsm.key.InternalKey;
+import org.kvstore.lsm.key.ValueKind;
+
+/**
+ * Writes one SSTable (docs/format/sstable.md) from entries added in internal-key order: data
+ * blocks of about {@code blockSize} bytes, then the bloom filter block, the index block and the
+ * footer; {@link #finish()} syncs the file.
+ *
+ * <p>Thread safety: confined to one thread (a flush or compaction job).
+ */
+public final class SstableWriter implements AutoCloseable {
+  private static final int OUT_BUFFER = 1 << 20;
+
+  private final StorageFile file;
+  private final int blockSize;
+  private final BlockCompression compression;
+  private final BlockBuilder data = new BlockBuilder();
+  private final BlockBuilder index = new BlockBuilder();
+  private final BloomFilterBuilder bloom;
+  private byte[] out = new byte[OUT_BUFFER];
+  private int outLen;
+  private long fileOffset;
+  private byte[] keyBuf = new byte[64];
+  private byte[] smallestKey;
+  private byte[] largestKey;
+  private long smallestSeq = Long.MAX_VALUE;
+  private long largestSeq;
+  private long entries;
+  private byte[] lastUserKey;
+  private boolean finished;
+
+  public SstableWriter(StorageFile file, int blockSize, double bloomFpRate, BlockCompression compression) {
+    this.file = file;
+    this.blockSize = blockSize;
+    this.compression = compression;
+    this.bloom = new BloomFilterBuilder(bloomFpRate);
+  }
+
+  /** Adds an entry. REQUIRES: {@code (userKey, seqNum)} sorts after every entry added before. */
+  public void add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) throws IOException {
+    int keyLen = userKey.length + InternalKey.TRAILER_BYTES;
+    if (keyBuf.length < keyLen) {
+      keyBuf = new byte[Math.max(keyLen, keyBuf.length * 2)];
+    }
+    System.arraycopy(userKey, 0, keyBuf, 0, userKey.length);
+    InternalKey.putTrailer(keyBuf, userKey.length, (seqNum << 8) | kind.code());
+    if (smallestKey == null) {
+      smallestKey = userKey.clone();
+    }
+    largestKey = userKey;
+    smallestSeq = Math.min(smallestSeq, seqNum);
+    largestSeq = Math.max(largestSeq, seqNum);
+    if (lastUserKey == null || !Arrays.equals(lastUserKey, userKey)) {
+      bloom.add(userKey);
+      lastUserKey = userKey;
+    }
+    byte[] v = kind == ValueKind.DELETE ? new byte[0] : value;
+    data.add(keyBuf, keyLen, v, 0, v.length);
+    entries++;
+    if (data.estimatedSize() >= blockSize) {
+      flushDataBlock();
+    }
+  }
+
+  /** Bytes written so far, including the block being built. */
+  public long estimatedFileSize() {
+    return fileOffset + outLen + data.estimatedSize();
+  }
+
+  public long entryCount() {
+    return entries;
+  }
+
+  private void flushDataBlock() throws IOException {
+    if (data.isEmpty()) {
+      return;
+    }
+    byte[] last = data.lastKey();
+    byte[] contents = data.finish();
+    BlockHandle h = writeBlock(contents, data.size(), compression);
+    data.reset();
+    byte[] handle = new byte[20];
+    int n = VarInts.put(handle, 0, h.offset());
+    n = VarInts.put(handle, n, h.size());
+    index.add(last, last.length, handle, 0, n);
+  }
+
+  private BlockHandle writeBlock(byte[] contents, int len, BlockCompression c) throws IOException {
+    byte[] stored = contents;
+    int storedLen = len;
+    int type = SstableFormat.COMPRESSION_NONE;
+    if (c == BlockCompression.LZ4) {
+      byte[] z = BlockCompression.compressLz4(contents, len);
+      if (z != null) {
+        stored = z;
+        storedLen = z.length;
+        type = SstableFormat.COMPRESSION_LZ4;
+      }
+    }
+    long offset = fileOffset + outLen;
+    append(stored, storedLen);
+    byte[] trailer = new byte[SstableFormat.BLOCK_TRAILER_BYTES];
+    trailer[0] = (byte) type;
+    VarInts.putIntLE(trailer, 1, SstableFormat.blockCrc(stored, 0, storedLen, type));
+    append(trailer, trailer.length);
+    return new BlockHandle(offset, storedLen);
+  }
+
+  private void append(byte[] b, int len) throws IOException {
+    if (outLen + len > out.length) {
+      flushOut();
+      if (len > out.length) {
+        file.writeFully(java.nio.ByteBuffer.wrap(b, 0, len), fileOffset);
+        fileOffset += len;
+        return;
+      }
+    }
+    System.arraycopy(b, 0, out, outLen, len);
+    outLen += len;
+  }
+
+  private void flushOut() throws IOException {
+    if (outLen > 0) {
+      file.writeFully(java.nio.ByteBuffer.wrap(out, 0, outLen), fileOffset);
+      fileOffset += outLen;
+      outLen = 0;
+    }
+  }
+
+  /** What {@link #finish()} produced. Thread safety: immutable. */
+  public record Result(
+      long fileSize, long entries, byte[] smallestKey, byte[] largestKey, long smallestSeq, long largestSeq) {}
+
+  /**
+   * Writes the filter, index and footer, syncs and closes the file. REQUIRES: at least one entry.
+   */
+  public Result finish() throws IOException {
+    if (entries == 0) {
+      throw new IllegalStateException("an SSTable needs at least one entry");
+    }
+    flushDataBlock();
+    byte[] filter = bloom.finish();
+    BlockHandle filterHandle = writeBlock(filter, filter.length, BlockCompression.NONE);
+    byte[] idx = index.finish();
+    BlockHandle indexHandle = writeBlock(idx, index.size(), BlockCompression.NONE);
+    byte[] footer = new Footer(filterHandle, indexHandle, entries).encode();
+    append(footer, footer.length);
+    flushOut();
+    file.sync();
+    file.close();
+    finished = true;
+    return new Result(
+        fileOffset, entries, smallestKey, largestKey.clone(), smallestSeq, largestSeq);
+  }
+
+  /** Closes the file without finishing (an abandoned output; the caller deletes it). */
+  @Override
+  public void close() throws IOException {
+    if (!finished) {
+      finished = true;
+      file.close();
+    }
+  }
+}
