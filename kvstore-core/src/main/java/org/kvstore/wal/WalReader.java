@@ -101,7 +101,8 @@ final class WalReader {
       switch (type) {
         case WalFormat.FULL, WalFormat.SEGMENT_HEADER -> {
           if (assembling != null) {
-            return resync(recordStart, fragmentStart, "record starting at " + recordStart + " has no LAST fragment");
+            // The fragment is sound (its CRC matched): report the unfinished record, then read it again.
+            return damage(recordStart, fragmentStart, "record has no LAST fragment");
           }
           byte[] data = new byte[length];
           System.arraycopy(block.array(), dataOff, data, 0, length);
@@ -109,7 +110,7 @@ final class WalReader {
         }
         case WalFormat.FIRST -> {
           if (assembling != null) {
-            return resync(recordStart, fragmentStart, "record starting at " + recordStart + " has no LAST fragment");
+            return damage(recordStart, fragmentStart, "record has no LAST fragment");
           }
           assembling = new ByteArrayOutputStream(Math.max(length * 2, 64));
           recordStart = fragmentStart;
@@ -117,7 +118,8 @@ final class WalReader {
         }
         case WalFormat.MIDDLE, WalFormat.LAST -> {
           if (assembling == null) {
-            return resync(fragmentStart, fragmentStart, (type == WalFormat.LAST ? "LAST" : "MIDDLE") + " fragment without a FIRST");
+            // An orphan (the rest of a record whose start was damaged); its length is sound: go on after it.
+            return damage(fragmentStart, pos, (type == WalFormat.LAST ? "LAST" : "MIDDLE") + " fragment without a FIRST");
           }
           assembling.write(block.array(), dataOff, length);
           if (type == WalFormat.LAST) {

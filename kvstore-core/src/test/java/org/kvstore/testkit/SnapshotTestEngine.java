@@ -1,0 +1,214 @@
+package org.kvstore.testkit;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.zip.CRC32C;
+import org.kvstore.CorruptionException;
+import org.kvstore.Cursor;
+import org.kvstore.io.FileSystem;
+import org.kvstore.io.StorageFile;
+import org.kvstore.spi.EngineContext;
+import org.kvstore.spi.EngineStats;
+import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.Mutation;
+import org.kvstore.spi.PropertySpec;
+import org.kvstore.spi.TableEngine;
+
+/**
+ * A minimal durable engine for the core's own durability tests: a skip list in memory, persisted
+ * by writing a whole snapshot file ({@code snapshot}: magic, LSN, entries, CRC32C) with an atomic
+ * replace at every flush. It lets the log, checkpoints, backups and crash recovery be tested without
+ * the real engines, and serves as a reference for the persistence protocol.
+ *
+ * <p>Thread safety: stateless; its tables are thread-safe (flushes serialized by a monitor).
+ */
+public final class SnapshotTestEngine implements TableEngine {
+  public static final String NAME = "test-snapshot";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public boolean durable() {
+    return true;
+  }
+
+  @Override
+  public List<PropertySpec<?>> properties() {
+    return List.of();
+  }
+
+  @Override
+  public EngineTable open(EngineContext context) throws IOException {
+    return new SnapshotTable(context);
+  }
+
+  private static final class SnapshotTable implements EngineTable {
+    private static final long MAGIC = 0x4b5653534e415031L; // "KVSSNAP1"
+    private final EngineContext ctx;
+    private final FileSystem fs;
+    private final Path file;
+    private final ConcurrentSkipListMap<byte[], byte[]> map = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+    private volatile long persistedLsn;
+
+    SnapshotTable(EngineContext ctx) throws IOException {
+      this.ctx = ctx;
+      this.fs = ctx.fileSystem();
+      this.file = ctx.directory().resolve("snapshot");
+      if (fs.exists(file)) {
+        load();
+      }
+    }
+
+    private void load() throws IOException {
+      try (StorageFile f = fs.open(file, FileSystem.OpenMode.READ)) {
+        ByteBuffer b = ByteBuffer.allocate((int) f.size()).order(ByteOrder.LITTLE_ENDIAN);
+        f.readFully(b, 0);
+        b.flip();
+        if (b.remaining() < 24 || b.getLong(0) != MAGIC) {
+          throw new CorruptionException(file, 0, "not a snapshot file");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, b.limit() - 4);
+        int stored = b.getInt(b.limit() - 4);
+        if ((int) crc.getValue() != stored) {
+          throw new CorruptionException(file, b.limit() - 4, "snapshot checksum mismatch");
+        }
+        b.getLong();
+        persistedLsn = b.getLong();
+        long count = b.getInt();
+        for (long i = 0; i < count; i++) {
+          byte[] k = new byte[b.getInt()];
+          b.get(k);
+          byte[] v = new byte[b.getInt()];
+          b.get(v);
+          map.put(k, v);
+        }
+      }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      byte[] v = map.get(key);
+      return v == null ? null : v.clone();
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, long lsn) {
+      map.put(key, value);
+    }
+
+    @Override
+    public void remove(byte[] key, long lsn) {
+      map.remove(key);
+    }
+
+    @Override
+    public void apply(List<Mutation> batch, long lsn) {
+      for (Mutation m : batch) {
+        if (m.isRemove()) {
+          map.remove(m.key());
+        } else {
+          map.put(m.key(), m.value());
+        }
+      }
+    }
+
+    @Override
+    public Cursor newCursor(byte[] from, byte[] to) {
+      Map<byte[], byte[]> range = from == null && to == null ? map
+          : from == null ? map.headMap(to)
+          : to == null ? map.tailMap(from)
+          : Arrays.compareUnsigned(from, to) >= 0 ? Map.of() : map.subMap(from, to);
+      Iterator<Map.Entry<byte[], byte[]>> it = range.entrySet().iterator();
+      return new Cursor() {
+        Map.Entry<byte[], byte[]> e;
+
+        @Override
+        public boolean next() {
+          e = it.hasNext() ? it.next() : null;
+          return e != null;
+        }
+
+        @Override
+        public byte[] key() {
+          return e.getKey().clone();
+        }
+
+        @Override
+        public byte[] value() {
+          return e.getValue().clone();
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+
+    @Override
+    public synchronized long flush() throws IOException {
+      long lsn = ctx.appliedLsn().getAsLong();
+      long size = 8 + 8 + 4 + 4;
+      for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
+        size += 8 + e.getKey().length + e.getValue().length;
+      }
+      ByteBuffer b = ByteBuffer.allocate((int) size + (1 << 16)).order(ByteOrder.LITTLE_ENDIAN);
+      b.putLong(MAGIC).putLong(lsn);
+      int countPos = b.position();
+      b.putInt(0);
+      int count = 0;
+      for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
+        if (b.remaining() < 8 + e.getKey().length + e.getValue().length + 4) {
+          ByteBuffer bigger = ByteBuffer.allocate(b.capacity() * 2 + e.getValue().length).order(ByteOrder.LITTLE_ENDIAN);
+          b.flip();
+          bigger.put(b);
+          b = bigger;
+        }
+        b.putInt(e.getKey().length).put(e.getKey()).putInt(e.getValue().length).put(e.getValue());
+        count++;
+      }
+      b.putInt(countPos, count);
+      CRC32C crc = new CRC32C();
+      crc.update(b.array(), 0, b.position());
+      b.putInt((int) crc.getValue());
+      b.flip();
+      Path tmp = ctx.directory().resolve("snapshot.tmp");
+      fs.delete(tmp);
+      try (StorageFile f = fs.open(tmp, FileSystem.OpenMode.CREATE_NEW)) {
+        f.writeFully(b, 0);
+        f.sync();
+      }
+      fs.rename(tmp, file);
+      fs.syncDirectory(ctx.directory());
+      persistedLsn = lsn;
+      return lsn;
+    }
+
+    @Override
+    public long persistedLsn() {
+      return persistedLsn;
+    }
+
+    @Override
+    public EngineStats stats() throws IOException {
+      return new EngineStats(map.size(), fs.exists(file) ? fs.size(file) : 0, Map.of());
+    }
+
+    @Override
+    public synchronized void backup(Path target) throws IOException {
+      fs.createLink(target.resolve("snapshot"), file); // replaced, never modified in place
+    }
+
+    @Override
+    public void close() {}
+  }
+}
