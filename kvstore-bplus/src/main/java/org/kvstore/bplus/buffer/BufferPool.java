@@ -33,7 +33,7 @@ import org.kvstore.bplus.page.PageFormat;
  * <p>Thread safety: thread-safe.
  */
 public final class BufferPool {
-  private static final int MAX_WAIT_ROUNDS = 20_000;
+  private static final int MAX_WAIT_ROUNDS = 2_100; // about 2 s: 100 short waits, then 1 ms each
 
   private final PageFile file;
   private final int pageSize;
