@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  */
 public final class SstableFormat {
   /** "KVSSTBL1" read as a little-endian u64: the last 8 bytes of every SSTable. */
-  public static final long MAGIC = 0x314C425453535653L;
+  public static final long MAGIC = 0x314C42545353564BL;
   /** Format versions, a one-way ratchet: 1 = this layout. Readers reject any other value. */
   public static final int FORMAT_VERSION = 1;
   public static final int FOOTER_BYTES = 48;
