@@ -1,0 +1,173 @@
+package org.kvstore.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.Cursor;
+import org.kvstore.KVStore;
+import org.kvstore.StoreOptions;
+import org.kvstore.Table;
+
+/**
+ * The blackbox crash test (RELIABILITY.md T1, embedded): a child JVM ({@link CrashWorker}) writes
+ * with {@code sync} durability from 8 threads; the parent kills it with SIGKILL at a random moment,
+ * reopens the store, and checks against its oracle that every acknowledged write is there with its
+ * value, that an in-flight write is either fully there or not, that batches are all-or-nothing, and
+ * that no key holds a value that was never written. 10 cycles in the default build, 500 under
+ * {@code -Pcrash}. Engine modules subclass it with their engine.
+ */
+public abstract class CrashRecoveryContract {
+  @TempDir protected Path dir;
+
+  protected abstract String engineName();
+
+  /** Table properties for the child (small sizes make flushes and compactions happen). */
+  protected Properties tableProperties() {
+    return new Properties();
+  }
+
+  protected int cycles() {
+    return TestScale.current() == TestScale.CRASH ? 500 : 10;
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.HOURS)
+  void killMinus9_atRandomMoments_losesNoAcknowledgedWrite() throws Exception {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".crash");
+    Random rnd = new Random(seed);
+    Map<String, Integer> oracle = new HashMap<>(); // key -> version the store must hold (0 = absent)
+    for (int cycle = 0; cycle < cycles(); cycle++) {
+      String prefix = "c" + cycle;
+      Map<String, Integer> acked = new HashMap<>();
+      List<String[]> batches = new ArrayList<>();
+      Process child = startWorker(rnd.nextLong(), prefix);
+      Thread reader = new Thread(() -> readAcks(child, acked, batches), "crash-ack-reader");
+      reader.start();
+      long runMillis = 200 + rnd.nextInt(1300);
+      awaitReady(acked, 60_000);
+      Thread.sleep(runMillis);
+      child.destroyForcibly(); // SIGKILL
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      reader.join(30_000);
+      String context = "seed " + seed + " cycle " + cycle + " (reproduce with -Dkvstore.seed=" + seed + ")";
+      synchronized (acked) {
+        acked.remove("READY");
+        verify(oracle, acked, batches, prefix, context);
+        System.out.println(context + ": killed after " + runMillis + " ms, " + acked.size()
+            + " keys acknowledged, " + oracle.size() + " keys verified");
+      }
+    }
+  }
+
+  private Process startWorker(long seed, String prefix) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        CrashWorker.class.getName(), dir.toString(), engineName(), "sync", Long.toString(seed), prefix));
+    tableProperties().forEach((k, v) -> cmd.add(k + "=" + v));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.redirectError(ProcessBuilder.Redirect.appendTo(new File(dir.toFile(), "worker-stderr.log")));
+    return pb.start();
+  }
+
+  private static void readAcks(Process child, Map<String, Integer> acked, List<String[]> batches) {
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        String[] f = line.split(" ");
+        synchronized (acked) {
+          if (f[0].equals("READY")) {
+            acked.put("READY", 1);
+            acked.notifyAll();
+          } else if (f[0].equals("A") && (f.length == 3 || f.length == 5)) {
+            acked.put(f[1], Integer.parseInt(f[2]));
+            if (f.length == 5) {
+              acked.put(f[3], Integer.parseInt(f[4]));
+              batches.add(f);
+            }
+          }
+          // a torn last line (killed mid-print) is ignored: that write counts as in flight
+        }
+      }
+    } catch (Exception e) {
+      // the pipe breaks when the child dies
+    }
+  }
+
+  private static void awaitReady(Map<String, Integer> acked, long millis) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + millis;
+    synchronized (acked) {
+      while (!acked.containsKey("READY") && System.currentTimeMillis() < deadline) {
+        acked.wait(100);
+      }
+      assertThat(acked).as("the worker opened the store").containsKey("READY");
+    }
+  }
+
+  private void verify(Map<String, Integer> oracle, Map<String, Integer> acked, List<String[]> batches,
+      String prefix, String context) {
+    try (KVStore store = KVStore.open(dir, StoreOptions.defaults())) {
+      Table t = store.table(CrashWorker.DB, CrashWorker.TABLE);
+      Map<String, Integer> found = new HashMap<>();
+      try (Cursor c = t.scan(null, null, 0)) {
+        while (c.next()) {
+          String key = new String(c.key(), StandardCharsets.UTF_8);
+          int version;
+          try {
+            version = CrashValues.versionOf(key, c.value());
+          } catch (AssertionError e) {
+            throw new AssertionError(context + ": " + e.getMessage(), e);
+          }
+          found.put(key, version);
+        }
+      }
+      // Earlier cycles' keys hold exactly what the last verification saw.
+      for (Map.Entry<String, Integer> e : oracle.entrySet()) {
+        assertThat(found.getOrDefault(e.getKey(), 0)).as("%s: key %s from an earlier cycle", context, e.getKey())
+            .isEqualTo(e.getValue());
+      }
+      for (Map.Entry<String, Integer> e : found.entrySet()) {
+        String key = e.getKey();
+        if (!key.startsWith(prefix + "-")) {
+          assertThat(oracle).as("%s: key %s was never written", context, key).containsKey(key);
+          continue;
+        }
+        int last = acked.getOrDefault(key, 0);
+        assertThat(e.getValue()).as("%s: key %s holds version %d, acked %d", context, key, e.getValue(), last)
+            .isBetween(last, last + 1);
+        assertThat(t.get(key.getBytes(StandardCharsets.UTF_8))).as("%s: get agrees with scan for %s", context, key)
+            .isNotNull();
+      }
+      for (Map.Entry<String, Integer> e : acked.entrySet()) {
+        assertThat(found.getOrDefault(e.getKey(), 0)).as("%s: acknowledged %s version %d", context, e.getKey(), e.getValue())
+            .isGreaterThanOrEqualTo(e.getValue());
+      }
+      // A batch that was acknowledged is whole; the in-flight one is all or nothing.
+      for (String[] b : batches) {
+        assertThat(found.getOrDefault(b[1], 0)).isGreaterThanOrEqualTo(Integer.parseInt(b[2]));
+        assertThat(found.getOrDefault(b[3], 0)).isGreaterThanOrEqualTo(Integer.parseInt(b[4]));
+      }
+      for (Map.Entry<String, Integer> e : found.entrySet()) {
+        if (e.getKey().startsWith(prefix + "-")) {
+          oracle.put(e.getKey(), e.getValue());
+        }
+      }
+      for (String key : acked.keySet()) {
+        oracle.putIfAbsent(key, found.getOrDefault(key, 0));
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package org.kvstore.testkit;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import java.util.zip.CRC32C;
+
+/**
+ * Self-validating values for crash tests: {@code key|version|} then filler derived from (key,
+ * version), then a CRC32C of all before it. A torn, foreign or stale-mixed value fails
+ * {@link #versionOf}.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class CrashValues {
+  private CrashValues() {}
+
+  public static byte[] encode(String key, int version, int fillerBytes) {
+    byte[] head = (key + "|" + version + "|").getBytes(StandardCharsets.UTF_8);
+    byte[] filler = new byte[fillerBytes];
+    new Random(key.hashCode() * 31L + version).nextBytes(filler);
+    ByteBuffer b = ByteBuffer.allocate(head.length + fillerBytes + 4);
+    b.put(head).put(filler);
+    CRC32C crc = new CRC32C();
+    crc.update(b.array(), 0, b.position());
+    b.putInt((int) crc.getValue());
+    return b.array();
+  }
+
+  /** The version a value of {@code key} carries; throws if the value is not an intact value of that key. */
+  public static int versionOf(String key, byte[] value) {
+    if (value.length < 4) {
+      throw new AssertionError("value of " + key + " is only " + value.length + " bytes");
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(value, 0, value.length - 4);
+    int stored = ByteBuffer.wrap(value, value.length - 4, 4).getInt();
+    if ((int) crc.getValue() != stored) {
+      throw new AssertionError("value of " + key + " fails its checksum (torn or foreign value)");
+    }
+    String text = new String(value, 0, Math.min(value.length, key.length() + 24), StandardCharsets.UTF_8);
+    String prefix = key + "|";
+    if (!text.startsWith(prefix)) {
+      throw new AssertionError("value of " + key + " belongs to another key: " + text);
+    }
+    int end = text.indexOf('|', prefix.length());
+    int version = Integer.parseInt(text.substring(prefix.length(), end));
+    byte[] expected = encode(key, version, value.length - 4 - (end + 1));
+    if (!java.util.Arrays.equals(expected, value)) {
+      throw new AssertionError("value of " + key + " version " + version + " has wrong content");
+    }
+    return version;
+  }
+}

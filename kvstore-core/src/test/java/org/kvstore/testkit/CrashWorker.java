@@ -1,0 +1,98 @@
+package org.kvstore.testkit;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.Random;
+import org.kvstore.Durability;
+import org.kvstore.KVStore;
+import org.kvstore.StoreOptions;
+import org.kvstore.Table;
+import org.kvstore.WriteBatch;
+
+/**
+ * The child process of the crash test: opens the store, then writes from 8 threads until it is
+ * killed. Each thread owns its keys and writes them in increasing versions; after every write
+ * returns it prints {@code A <key> <version>} (or {@code A <key> <version> <key2> <version2>} for a
+ * batch), so the parent knows what was acknowledged. Values are {@link CrashValues}, some over 32
+ * KiB so records span log blocks. Checkpoints run often, so kills also land in them.
+ *
+ * <p>Arguments: {@code dir engine durability seed prefix [property=value ...]}.
+ */
+public final class CrashWorker {
+  public static final String DB = "crash";
+  public static final String TABLE = "t";
+  static final int THREADS = 8;
+  static final int KEYS_PER_THREAD = 50;
+
+  private CrashWorker() {}
+
+  public static void main(String[] args) throws Exception {
+    Path dir = Path.of(args[0]);
+    String engine = args[1];
+    Durability durability = Durability.parse(args[2]);
+    long seed = Long.parseLong(args[3]);
+    String prefix = args[4];
+    Properties props = new Properties();
+    for (int i = 5; i < args.length; i++) {
+      String[] kv = args[i].split("=", 2);
+      props.put(kv[0], kv[1]);
+    }
+    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+    KVStore store = KVStore.open(dir, StoreOptions.builder().durability(durability)
+        .checkpointInterval(Duration.ofMillis(300)).build());
+    if (!store.listDBs().contains(DB)) {
+      store.createDB(DB);
+    }
+    if (!store.listTables(DB).contains(TABLE)) {
+      store.createTable(DB, TABLE, engine, props);
+    }
+    Table table = store.table(DB, TABLE);
+    synchronized (out) {
+      out.println("READY");
+      out.flush();
+    }
+    Thread[] threads = new Thread[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+      int id = t;
+      threads[t] = new Thread(() -> {
+        Random rnd = new Random(seed * 31 + id);
+        int[] versions = new int[KEYS_PER_THREAD];
+        while (true) {
+          int j = rnd.nextInt(KEYS_PER_THREAD);
+          String key = prefix + "-" + id + "-" + j;
+          int size = rnd.nextInt(20) == 0 ? 33_000 + rnd.nextInt(40_000) : 16 + rnd.nextInt(400);
+          if (rnd.nextInt(10) == 0) {
+            int j2 = (j + 1 + rnd.nextInt(KEYS_PER_THREAD - 1)) % KEYS_PER_THREAD;
+            String key2 = prefix + "-" + id + "-" + j2;
+            int v1 = versions[j] + 1;
+            int v2 = versions[j2] + 1;
+            table.write(new WriteBatch().put(key, CrashValues.encode(key, v1, size)).put(key2, CrashValues.encode(key2, v2, 16)));
+            versions[j] = v1;
+            versions[j2] = v2;
+            synchronized (out) {
+              out.println("A " + key + " " + v1 + " " + key2 + " " + v2);
+              out.flush();
+            }
+          } else {
+            int v = versions[j] + 1;
+            table.put(key, CrashValues.encode(key, v, size));
+            versions[j] = v;
+            synchronized (out) {
+              out.println("A " + key + " " + v);
+              out.flush();
+            }
+          }
+        }
+      }, "crash-writer-" + t);
+      threads[t].start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+}
