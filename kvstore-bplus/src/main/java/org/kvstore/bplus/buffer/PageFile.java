@@ -191,17 +191,27 @@ public final class PageFile implements AutoCloseable {
    */
   public void writePage(long id, byte[] src) throws IOException {
     long slot;
+    long previous;
     synchronized (this) {
-      slot = table[(int) id];
+      previous = table[(int) id];
+      slot = previous;
       if (slot == 0 || protectedSlots.get((int) slot)) {
         slot = allocateSlotLocked();
       }
-    }
-    PageFormat.seal(src);
-    file.writeFully(ByteBuffer.wrap(src), slot * pageSize);
-    synchronized (this) {
+      // Published before the write: a concurrent checkpointDone() rebuilds the slot bitmap from
+      // the table, and must see this slot as used. Nobody reads the page from disk meanwhile: its
+      // frame stays mapped (pinned or being evicted) until this write returns.
       table[(int) id] = slot;
       changes++;
+    }
+    PageFormat.seal(src);
+    try {
+      file.writeFully(ByteBuffer.wrap(src), slot * pageSize);
+    } catch (IOException | RuntimeException e) {
+      synchronized (this) {
+        table[(int) id] = previous; // the new slot stays marked used: leaked until reopen
+      }
+      throw e;
     }
   }
 
