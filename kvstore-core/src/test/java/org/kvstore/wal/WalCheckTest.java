@@ -1,0 +1,44 @@
+package org.kvstore.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.io.LocalFileSystem;
+import org.kvstore.spi.Mutation;
+
+class WalCheckTest {
+  @TempDir Path dir;
+
+  private String check(int expectedExit, String... args) {
+    StringWriter s = new StringWriter();
+    int code = WalCheck.run(new PrintWriter(s), args);
+    assertThat(code).as(s.toString()).isEqualTo(expectedExit);
+    return s.toString();
+  }
+
+  @Test
+  void check_reportsTornTail_fixCutsIt_andStrictThenPasses() throws Exception {
+    WriteAheadLog log = WriteAheadLog.open(LocalFileSystem.INSTANCE, dir, 1 << 20, new TreeMap<>(), 0);
+    for (long lsn = 1; lsn <= 10; lsn++) {
+      log.enqueue(lsn, 1, List.of(Mutation.put(("k" + lsn).getBytes(), new byte[50])));
+      log.writeUpTo(lsn);
+    }
+    log.close();
+    Path seg = dir.resolve(WalFormat.segmentName(1));
+    assertThat(check(0, dir.toString())).contains("records=10", "status: ok");
+    byte[] bytes = Files.readAllBytes(seg);
+    Files.write(seg, java.util.Arrays.copyOf(bytes, bytes.length - 20));
+    String report = check(0, dir.toString());
+    assertThat(report).contains("records=9", "torn tail");
+    assertThat(check(1, dir.toString(), "--mode", "strict")).contains("status: corrupt", seg.toString());
+    assertThat(check(0, dir.toString(), "--fix")).contains("fixed: cut");
+    assertThat(check(0, dir.toString(), "--mode", "strict")).contains("records=9", "status: ok");
+  }
+}
