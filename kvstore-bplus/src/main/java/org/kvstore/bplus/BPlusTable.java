@@ -204,6 +204,20 @@ public final class BPlusTable implements EngineTable {
     return new EngineStats(tree.entryCount(), file.sizeBytes(), d);
   }
 
+  /**
+   * Copies {@code bplus.db} into {@code targetDirectory}: the copy opens at this table's durable
+   * checkpoint (the core copies the log above it).
+   */
+  @Override
+  public void backup(Path targetDirectory) throws IOException {
+    FileSystem fs = context.fileSystem();
+    try (StorageFile target =
+        fs.open(targetDirectory.resolve(FILE_NAME), FileSystem.OpenMode.CREATE_NEW)) {
+      checkpointer.backup(target);
+    }
+    fs.syncDirectory(targetDirectory);
+  }
+
   /** The tree, for invariant checks in tests. */
   public BPlusTree tree() {
     return tree;

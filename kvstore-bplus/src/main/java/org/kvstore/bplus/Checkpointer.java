@@ -49,6 +49,13 @@ final class Checkpointer {
     return checkpointSeq;
   }
 
+  /** Copies the file at its durable checkpoint into {@code target} (no checkpoint runs meanwhile). */
+  void backup(org.kvstore.io.StorageFile target) throws IOException {
+    synchronized (checkpointLock) {
+      file.copyTo(target);
+    }
+  }
+
   /** Runs one checkpoint; returns its LSN. */
   long checkpoint() throws IOException {
     synchronized (checkpointLock) {

@@ -226,6 +226,28 @@ class BPlusTableTest {
   }
 
   @Test
+  void backup_opensAtTheDurableCheckpoint() throws IOException {
+    TableHarness h = small();
+    Path copy = java.nio.file.Files.createDirectories(dir.resolve("backup"));
+    try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
+      for (int i = 0; i < 500; i++) {
+        t.put(("k" + i).getBytes(), ("v" + i).getBytes(), i);
+      }
+      h.lsn.set(500);
+      t.flush();
+      t.put("after".getBytes(), "checkpoint".getBytes(), 501);
+      t.backup(copy);
+    }
+    try (BPlusTable b = new TableHarness(copy).with("page.size", "4KiB")
+        .with("buffer.size", "128KiB").open(LocalFileSystem.INSTANCE)) {
+      assertThat(b.persistedLsn()).isEqualTo(500);
+      assertThat(b.get("k499".getBytes())).isEqualTo("v499".getBytes());
+      assertThat(b.get("after".getBytes())).isNull();
+      b.tree().checkInvariants();
+    }
+  }
+
+  @Test
   void badPageSize_isRejectedNamingTheProperty() {
     TableHarness h = new TableHarness(dir).with("page.size", "12KiB");
     assertThatThrownBy(() -> h.open(LocalFileSystem.INSTANCE))
