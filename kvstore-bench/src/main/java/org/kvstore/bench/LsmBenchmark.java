@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *   java -jar kvstore-bench/target/benchmarks.jar LsmBenchmark -t 1 -p records=1000000
  * </pre>
  */
-@Fork(value = 1, jvmArgsAppend = {"-Xmx3g", "-XX:+UseParallelGC"})
+@Fork(value = 1, jvmArgsAppend = {"-Xmx3g", "-XX:+UseG1GC"})
 public class LsmBenchmark {
   private static final Logger LOG = LoggerFactory.getLogger(LsmBenchmark.class);
   static final int KEY_BYTES = 12;

@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
 import org.kvstore.Cursor;
 import org.kvstore.io.FileSystem;
+import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.cursor.LevelCursor;
 import org.kvstore.lsm.cursor.MergingCursor;
@@ -412,9 +413,10 @@ final class LsmTable implements EngineTable {
         return e.getKey().kind() == ValueKind.PUT ? e.getValue().clone() : null;
       }
       Version v = s.version();
+      long hash = BloomFormat.hash(key);
       for (FileMetadata f : v.files(0)) {
         if (f.covers(key)) {
-          Lookup l = f.reader(files, cache).get(key, InternalKey.MAX_SEQ_NUM);
+          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM);
           if (l != null) {
             return l.kind() == ValueKind.PUT ? l.value() : null;
           }
@@ -423,7 +425,7 @@ final class LsmTable implements EngineTable {
       for (int level = 1; level < v.levelCount(); level++) {
         FileMetadata f = v.findFile(level, key);
         if (f != null) {
-          Lookup l = f.reader(files, cache).get(key, InternalKey.MAX_SEQ_NUM);
+          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM);
           if (l != null) {
             return l.kind() == ValueKind.PUT ? l.value() : null;
           }

@@ -191,7 +191,12 @@ public final class SstableReader {
    * bloom filter before reading any block.
    */
   public Lookup get(byte[] userKey, long snapshotSeq) throws IOException {
-    if (!bloom.mayContain(userKey)) {
+    return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq);
+  }
+
+  /** As {@link #get(byte[], long)} with the key's precomputed bloom hash. */
+  public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq) throws IOException {
+    if (!bloom.mayContainHash(bloomHash)) {
       return null;
     }
     byte[] target = InternalKey.seekKey(userKey, snapshotSeq).encode();
