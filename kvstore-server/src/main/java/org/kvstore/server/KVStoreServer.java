@@ -1,0 +1,282 @@
+package org.kvstore.server;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.kvstore.KVStore;
+import org.kvstore.KVStoreException;
+import org.kvstore.StorageIOException;
+import org.kvstore.StoreLockedException;
+import org.kvstore.StoreOptions;
+import org.kvstore.server.command.CommandExecutor;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.ServerSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server process minus its command line: opens the store, makes sure database {@code default}
+ * with table {@code 0} exists, starts the protocol front ends on shared Netty event loops, and
+ * shuts all of it down in order.
+ *
+ * <pre>
+ *   start:  open store ──▶ default table ──▶ worker pool ──▶ event loops ──▶ bind RESP ──▶ log "started"
+ *   close:  stop accepting ──▶ finish running commands (worker pool drains) ──▶ close connections
+ *           ──▶ stop event loops ──▶ checkpoint ──▶ close store
+ * </pre>
+ *
+ * <p>Tests start it in-process on port 0 with {@link #start}; {@link ServerMain} wraps it for the
+ * command line.
+ *
+ * <p>Thread safety: thread-safe; {@link #close} is idempotent and may be called from any thread.
+ */
+public final class KVStoreServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KVStoreServer.class);
+
+  private final ServerConfig config;
+  private final KVStore store;
+  private final ThreadPoolExecutor workers;
+  private final NettyTransport transport;
+  private final List<ProtocolServer> servers;
+  private final CommandExecutor executor;
+  private final RespProtocolServer resp;
+  private boolean closed;
+
+  private KVStoreServer(
+      ServerConfig config, KVStore store, ThreadPoolExecutor workers, NettyTransport transport,
+      List<ProtocolServer> servers, CommandExecutor executor, RespProtocolServer resp) {
+    this.config = config;
+    this.store = store;
+    this.workers = workers;
+    this.transport = transport;
+    this.servers = servers;
+    this.executor = executor;
+    this.resp = resp;
+  }
+
+  /** The version of this build, from the jar (or "dev"). */
+  public static String version() {
+    try (InputStream in = KVStoreServer.class.getResourceAsStream("version.properties")) {
+      if (in != null) {
+        Properties p = new Properties();
+        p.load(in);
+        String v = p.getProperty("version", "");
+        if (!v.isEmpty() && !v.startsWith("$")) {
+          return v;
+        }
+      }
+    } catch (IOException e) {
+      // fall through
+    }
+    return "dev";
+  }
+
+  /**
+   * Starts a server.
+   *
+   * @throws ServerStartException with a one-line reason (port in use, data directory unusable or
+   *     locked by another process, unknown engine)
+   */
+  public static KVStoreServer start(ServerConfig config) {
+    checkDataDir(config.dataDir());
+    KVStore store = openStore(config);
+    ThreadPoolExecutor workers = null;
+    NettyTransport transport = null;
+    List<ProtocolServer> started = new ArrayList<>();
+    try {
+      String engine;
+      try {
+        engine = Keyspace.chooseEngine(store.engines(), config.defaultEngine());
+      } catch (IllegalArgumentException e) {
+        throw new ServerStartException("--default-engine: " + e.getMessage());
+      }
+      Keyspace keyspace = new Keyspace(store, engine, config.databases());
+      keyspace.ensureDefaults();
+      ServerSettings settings = new ServerSettings(
+          version(), store.directory(), config.bind(), config.durability(), config.password(),
+          config.maxClients(), config.protoMaxBulkLen(), config.protoMaxMultibulkLen());
+      CommandExecutor executor = new CommandExecutor(keyspace, settings);
+      workers = newWorkerPool(config.workerThreads());
+      transport = new NettyTransport(config.ioThreads());
+      RespProtocolServer resp = null;
+      if (config.respPort() >= 0) {
+        resp = new RespProtocolServer(transport, config.bind(), config.respPort(), executor, workers);
+        resp.start();
+        started.add(resp);
+      }
+      int respPort = resp == null ? -1 : resp.address().getPort();
+      settings.ports(respPort, config.httpPort(), config.thriftPort());
+      KVStoreServer server =
+          new KVStoreServer(config, store, workers, transport, started, executor, resp);
+      server.logStarted(engine, respPort);
+      return server;
+    } catch (RuntimeException e) {
+      for (ProtocolServer s : started) {
+        s.stopAccepting();
+      }
+      if (transport != null) {
+        transport.close();
+      }
+      if (workers != null) {
+        workers.shutdownNow();
+      }
+      try {
+        store.close();
+      } catch (KVStoreException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  private static void checkDataDir(Path dir) {
+    if (Files.exists(dir)) {
+      if (!Files.isDirectory(dir)) {
+        throw new ServerStartException("data directory " + dir.toAbsolutePath() + " is not a directory");
+      }
+      if (!Files.isReadable(dir) || !Files.isWritable(dir) || !Files.isExecutable(dir)) {
+        throw new ServerStartException(
+            "data directory " + dir.toAbsolutePath() + " is not readable and writable by this user");
+      }
+    }
+  }
+
+  private static KVStore openStore(ServerConfig config) {
+    StoreOptions options = StoreOptions.builder()
+        .durability(config.durability())
+        .maxValueBytes((int) Math.min(config.protoMaxBulkLen(), Integer.MAX_VALUE - 16))
+        .build();
+    try {
+      return KVStore.open(config.dataDir(), options);
+    } catch (StoreLockedException e) {
+      throw new ServerStartException(e.getMessage(), e);
+    } catch (StorageIOException e) {
+      throw new ServerStartException("cannot open the data directory: " + e.getMessage(), e);
+    } catch (KVStoreException e) {
+      throw new ServerStartException("cannot open the store in " + config.dataDir() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static ThreadPoolExecutor newWorkerPool(int threads) {
+    AtomicInteger n = new AtomicInteger();
+    // The queue holds at most one task per connection (a connection waits for its task), so it is
+    // bounded by maxclients; the thread count bounds concurrency.
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(
+        threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        r -> {
+          Thread t = new Thread(r, "kv-worker-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  private void logStarted(String engine, int respPort) {
+    String bind = config.bind();
+    String respText = respPort < 0 ? "RESP off" : "RESP on " + bind + ":" + respPort;
+    String http = config.httpPort() < 0 ? "HTTP off" : "HTTP " + config.httpPort() + " not served yet";
+    String thrift = config.thriftPort() < 0 ? "Thrift off" : "Thrift " + config.thriftPort() + " not served yet";
+    LOG.info("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}",
+        version(), store.directory(), store.engines(), engine,
+        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, http, thrift, transport.name());
+    if (config.httpPort() >= 0) {
+      LOG.info("HTTP port {} is accepted but not served yet (the HTTP front end comes in a later issue)", config.httpPort());
+    }
+    if (config.thriftPort() >= 0) {
+      LOG.info("Thrift port {} is accepted but not served yet (the Thrift front end comes in a later issue)", config.thriftPort());
+    }
+    if (config.password() == null && !isLoopback(bind)) {
+      LOG.warn("listening on non-loopback address {} without a password: anyone who can reach it can read and"
+          + " change every table (set --password)", bind);
+    }
+  }
+
+  private static boolean isLoopback(String bind) {
+    try {
+      return InetAddress.getByName(bind).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /** The store the server serves. */
+  public KVStore store() {
+    return store;
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** The bound RESP port (the actual one when 0 was configured), or -1 when RESP is off. */
+  public int respPort() {
+    return resp == null ? -1 : resp.address().getPort();
+  }
+
+  /** Number of open RESP connections. */
+  public long connectedClients() {
+    return executor.connectedClients();
+  }
+
+  /**
+   * Stops accepting, lets running commands finish (up to 30 s), closes connections, checkpoints and
+   * closes the store. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    LOG.info("shutting down: no new connections; finishing running commands");
+    for (ProtocolServer s : servers) {
+      s.stopAccepting();
+    }
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.warn("commands still running after 30 s; closing anyway");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (ProtocolServer s : servers) {
+      s.closeConnections();
+    }
+    transport.close();
+    KVStoreException failure = null;
+    try {
+      if (store.failure() == null) {
+        store.checkpoint();
+      }
+    } catch (KVStoreException e) {
+      failure = e;
+    }
+    try {
+      store.close();
+    } catch (KVStoreException e) {
+      if (failure != null) {
+        e.addSuppressed(failure);
+      }
+      failure = e;
+    }
+    if (failure != null) {
+      LOG.error("closing the store failed: {}", failure.getMessage());
+      throw failure;
+    }
+    LOG.info("stopped");
+  }
+}

@@ -1,0 +1,57 @@
+package org.kvstore.server;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The event loops shared by every protocol front end: Netty's native epoll transport on Linux, NIO
+ * elsewhere (or when {@code -Dkvstore.server.nio=true}).
+ *
+ * <p>Thread safety: thread-safe (immutable after construction; the groups are thread-safe).
+ */
+final class NettyTransport implements AutoCloseable {
+  private final boolean epoll;
+  private final EventLoopGroup acceptGroup;
+  private final EventLoopGroup ioGroup;
+
+  NettyTransport(int ioThreads) {
+    this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("kvstore.server.nio");
+    if (epoll) {
+      acceptGroup = new EpollEventLoopGroup(1, new DefaultThreadFactory("kv-accept", true));
+      ioGroup = new EpollEventLoopGroup(ioThreads, new DefaultThreadFactory("kv-io", true));
+    } else {
+      acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("kv-accept", true));
+      ioGroup = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("kv-io", true));
+    }
+  }
+
+  /** {@code epoll} or {@code nio}. */
+  String name() {
+    return epoll ? "epoll" : "nio";
+  }
+
+  EventLoopGroup acceptGroup() {
+    return acceptGroup;
+  }
+
+  EventLoopGroup ioGroup() {
+    return ioGroup;
+  }
+
+  Class<? extends ServerSocketChannel> serverChannelClass() {
+    return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+  }
+
+  @Override
+  public void close() {
+    acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+}

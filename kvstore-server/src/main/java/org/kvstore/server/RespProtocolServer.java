@@ -1,0 +1,123 @@
+package org.kvstore.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
+import org.kvstore.server.resp.RespCommandHandler;
+import org.kvstore.server.resp.RespDecoder;
+import org.kvstore.server.resp.RespSession;
+import org.kvstore.server.resp.RespSessionFactory;
+
+/**
+ * The Redis-protocol front end: a Netty server whose pipeline per connection is
+ *
+ * <pre>
+ *   socket ──▶ RespDecoder ──▶ RespCommandHandler ──▶ (ByteBuf replies) ──▶ socket
+ * </pre>
+ *
+ * <p>Thread safety: see {@link ProtocolServer}.
+ */
+final class RespProtocolServer implements ProtocolServer {
+  /** Replies queued beyond the high mark make the channel unwritable (back-pressure). */
+  static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+
+  private final NettyTransport transport;
+  private final String bind;
+  private final int port;
+  private final RespSessionFactory sessions;
+  private final Executor workers;
+  private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
+  private Channel serverChannel;
+
+  RespProtocolServer(
+      NettyTransport transport, String bind, int port, RespSessionFactory sessions, Executor workers) {
+    this.transport = transport;
+    this.bind = bind;
+    this.port = port;
+    this.sessions = sessions;
+    this.workers = workers;
+  }
+
+  @Override
+  public String name() {
+    return "RESP";
+  }
+
+  @Override
+  public void start() {
+    ServerBootstrap b = new ServerBootstrap()
+        .group(transport.acceptGroup(), transport.ioGroup())
+        .channel(transport.serverChannelClass())
+        .option(ChannelOption.SO_BACKLOG, 4096)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            RespSession session = sessions.open(ch.remoteAddress(), ch.localAddress());
+            if (session == null) {
+              ch.config().setAutoRead(false);
+              ch.writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(
+                      "-ERR max number of clients reached\r\n", StandardCharsets.US_ASCII))
+                  .addListener(ChannelFutureListener.CLOSE);
+              return;
+            }
+            connections.add(ch);
+            ch.pipeline().addLast("resp-decoder",
+                new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated));
+            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers));
+          }
+        });
+    try {
+      serverChannel = b.bind(new InetSocketAddress(bind, port)).syncUninterruptibly().channel();
+    } catch (Exception e) {
+      if (isAddressInUse(e)) {
+        throw new ServerStartException(
+            "cannot listen for RESP on " + bind + ":" + port + ": the port is in use"
+                + " (is another server running? pick another with --resp-port)");
+      }
+      throw new ServerStartException(
+          "cannot listen for RESP on " + bind + ":" + port + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static boolean isAddressInUse(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException
+          || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public InetSocketAddress address() {
+    return (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  @Override
+  public void stopAccepting() {
+    if (serverChannel != null) {
+      serverChannel.close().syncUninterruptibly();
+    }
+  }
+
+  @Override
+  public void closeConnections() {
+    connections.close().awaitUninterruptibly();
+  }
+}

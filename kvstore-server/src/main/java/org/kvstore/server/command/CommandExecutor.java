@@ -1,0 +1,207 @@
+package org.kvstore.server.command;
+
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.kvstore.KVStoreException;
+import org.kvstore.NoSuchTableException;
+import org.kvstore.Table;
+import org.kvstore.WriteBatch;
+import org.kvstore.server.resp.RespMessage;
+import org.kvstore.server.resp.RespRequest;
+import org.kvstore.server.resp.RespSession;
+import org.kvstore.server.resp.RespSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place where commands get their meaning: it looks a request's command up, checks arity
+ * and authentication in Redis' order (existence, arity, then {@code NOAUTH}), runs the handler, and
+ * turns failures into error replies: {@link CommandException} carries Redis' exact text, and any
+ * other {@link KVStoreException} (an engine or catalog error) becomes {@code -ERR <message>}. The
+ * connection stays usable after either.
+ *
+ * <p>It also decides where a request runs ({@link #mayBlock}): connection commands and reads run on
+ * the event loop; writes to a table with sync durability (they wait for an fsync) and slow commands
+ * (whole-table scans, catalog changes) run on the worker pool.
+ *
+ * <p>Thread safety: thread-safe; the registry is immutable after construction, and per-connection
+ * state lives in {@link ClientSession}.
+ */
+public final class CommandExecutor implements RespSessionFactory {
+  private static final Logger LOG = LoggerFactory.getLogger(CommandExecutor.class);
+
+  private final Keyspace keyspace;
+  private final ServerSettings settings;
+  private final ClientRegistry clients = new ClientRegistry();
+  private final Map<String, CommandSpec> commands;
+
+  public CommandExecutor(Keyspace keyspace, ServerSettings settings) {
+    this.keyspace = keyspace;
+    this.settings = settings;
+    ScanCursors cursors = new ScanCursors();
+    Map<String, CommandSpec> all = new TreeMap<>();
+    List<CommandSpec> specs = new ArrayList<>();
+    specs.addAll(new ConnectionCommands(keyspace, settings, clients).specs());
+    specs.addAll(new ServerCommands(keyspace, settings, clients, this::commands).specs());
+    specs.addAll(new StringCommands(keyspace, settings).specs());
+    specs.addAll(new KeyspaceCommands(keyspace, cursors).specs());
+    specs.addAll(new TableCommands(keyspace).specs());
+    for (CommandSpec s : specs) {
+      if (all.put(s.name(), s) != null) {
+        throw new IllegalStateException("command " + s.name() + " is defined twice");
+      }
+    }
+    this.commands = Collections.unmodifiableMap(all);
+  }
+
+  /** Every command, by lower-case name. */
+  Map<String, CommandSpec> commands() {
+    return commands;
+  }
+
+  public ServerSettings settings() {
+    return settings;
+  }
+
+  /** Number of open client connections. */
+  public long connectedClients() {
+    return clients.connected();
+  }
+
+  // ---- RespSessionFactory ----
+
+  @Override
+  public RespSession open(SocketAddress remote, SocketAddress local) {
+    ClientSession s =
+        new ClientSession(this, clients.nextId(), remote, local, !settings.passwordRequired());
+    return clients.register(s, settings.maxClients()) ? s : null;
+  }
+
+  @Override
+  public long maxBulkBytes() {
+    return settings.maxBulkBytes();
+  }
+
+  @Override
+  public int maxMultibulk() {
+    return settings.maxMultibulk();
+  }
+
+  void closed(ClientSession session) {
+    clients.unregister(session);
+  }
+
+  // ---- execution ----
+
+  boolean mayBlock(ClientSession session, RespRequest request) {
+    CommandSpec spec = commands.get(request.name());
+    if (spec == null || spec.has(CommandSpec.CONNECTION) || !session.authenticated()) {
+      return false;
+    }
+    if (spec.has(CommandSpec.SLOW)) {
+      return true;
+    }
+    if (spec.has(CommandSpec.WRITE)) {
+      Table t = session.cachedTable();
+      return t == null || keyspace.syncWrites(t);
+    }
+    return false;
+  }
+
+  /** Runs one request; never throws. */
+  public RespMessage execute(ClientSession session, RespRequest request) {
+    clients.commandProcessed(1);
+    String name = request.name();
+    CommandSpec spec = commands.get(name);
+    if (spec == null) {
+      return new RespMessage.ErrorReply(unknownCommand(request));
+    }
+    session.touched(name);
+    if (!spec.arityOk(request.size())) {
+      return new RespMessage.ErrorReply("ERR wrong number of arguments for '" + name + "' command");
+    }
+    if (!session.authenticated() && !spec.has(CommandSpec.NOAUTH)) {
+      return new RespMessage.ErrorReply("NOAUTH Authentication required.");
+    }
+    try {
+      return spec.handler().handle(session, request);
+    } catch (CommandException e) {
+      return new RespMessage.ErrorReply(e.reply());
+    } catch (NoSuchTableException e) {
+      session.invalidateTable();
+      return new RespMessage.ErrorReply("ERR " + e.getMessage());
+    } catch (KVStoreException e) {
+      return new RespMessage.ErrorReply("ERR " + e.getMessage());
+    } catch (IllegalArgumentException e) {
+      return new RespMessage.ErrorReply("ERR " + e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.warn("command {} failed unexpectedly", name, e);
+      return new RespMessage.ErrorReply("ERR internal error in '" + name + "': " + e.getClass().getSimpleName());
+    }
+  }
+
+  /**
+   * Whether {@code next} can be written in one batch with {@code first}: both are plain
+   * {@code SET key value} of an authenticated connection. A batch is atomic, which is stronger than
+   * the separate writes the client asked for, and costs one fsync instead of one per command.
+   */
+  boolean batchable(ClientSession session, RespRequest first, RespRequest next) {
+    return session.authenticated() && isPlainSet(first) && isPlainSet(next);
+  }
+
+  private static boolean isPlainSet(RespRequest r) {
+    if (r.size() != 3) {
+      return false;
+    }
+    byte[] n = r.arg(0);
+    return n.length == 3 && (n[0] | 0x20) == 's' && (n[1] | 0x20) == 'e' && (n[2] | 0x20) == 't';
+  }
+
+  List<RespMessage> executeBatch(ClientSession session, List<RespRequest> requests) {
+    for (RespRequest r : requests) {
+      if (!isPlainSet(r)) {
+        return requests.stream().map(q -> execute(session, q)).toList();
+      }
+    }
+    clients.commandProcessed(requests.size());
+    session.touched("set");
+    RespMessage reply;
+    try {
+      WriteBatch batch = new WriteBatch();
+      for (RespRequest r : requests) {
+        batch.put(r.arg(1), r.arg(2));
+      }
+      session.table(keyspace).write(batch);
+      reply = RespMessage.OK;
+    } catch (NoSuchTableException e) {
+      session.invalidateTable();
+      reply = new RespMessage.ErrorReply("ERR " + e.getMessage());
+    } catch (KVStoreException e) {
+      reply = new RespMessage.ErrorReply("ERR " + e.getMessage());
+    }
+    return Collections.nCopies(requests.size(), reply);
+  }
+
+  /**
+   * Redis' text: {@code ERR unknown command 'foo', with args beginning with: 'a' 'b' } (each
+   * argument quoted and followed by a space, the list cut at about 128 characters).
+   */
+  static String unknownCommand(RespRequest request) {
+    StringBuilder args = new StringBuilder();
+    for (int i = 1; i < request.size() && args.length() < 128; i++) {
+      String a = new String(request.arg(i), StandardCharsets.UTF_8);
+      int room = 128 - args.length();
+      args.append('\'').append(a.length() > room ? a.substring(0, room) : a).append("' ");
+    }
+    String name = new String(request.arg(0), StandardCharsets.UTF_8);
+    if (name.length() > 128) {
+      name = name.substring(0, 128);
+    }
+    return "ERR unknown command '" + name + "', with args beginning with: " + args;
+  }
+}

@@ -1,0 +1,112 @@
+package org.kvstore.server.command;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.kvstore.server.resp.RespMessage;
+import org.kvstore.server.resp.RespRequest;
+
+/**
+ * One command: its name, Redis arity (n: exactly n arguments including the name; -n: at least n),
+ * flags, documentation and handler.
+ *
+ * <p>Thread safety: immutable.
+ */
+record CommandSpec(
+    String name, int arity, int flags, String group, String summary,
+    int firstKey, int lastKey, int step, Handler handler) {
+
+  /** Changes data: with sync durability it waits on an fsync, so it runs on a worker. */
+  static final int WRITE = 1;
+  static final int READONLY = 1 << 1;
+  /** May take long (scans a table, changes the catalog): always runs on a worker. */
+  static final int SLOW = 1 << 2;
+  /** Allowed before authentication. */
+  static final int NOAUTH = 1 << 3;
+  static final int FAST = 1 << 4;
+  static final int ADMIN = 1 << 5;
+  /** Connection state only: always runs on the event loop. */
+  static final int CONNECTION = 1 << 6;
+
+  /** Executes one request. Thread safety: implementations are thread-safe. */
+  @FunctionalInterface
+  interface Handler {
+    RespMessage handle(ClientSession session, RespRequest request);
+  }
+
+  boolean has(int flag) {
+    return (flags & flag) != 0;
+  }
+
+  boolean arityOk(int argc) {
+    return arity >= 0 ? argc == arity : argc >= -arity;
+  }
+
+  /** Flag names as {@code COMMAND INFO} lists them. */
+  List<String> flagNames() {
+    List<String> out = new ArrayList<>();
+    if (has(WRITE)) {
+      out.add("write");
+      out.add("denyoom");
+    }
+    if (has(READONLY)) {
+      out.add("readonly");
+    }
+    if (has(ADMIN)) {
+      out.add("admin");
+    }
+    if (has(NOAUTH)) {
+      out.add("no_auth");
+    }
+    if (has(FAST)) {
+      out.add("fast");
+    }
+    if (has(CONNECTION)) {
+      out.add("loading");
+      out.add("stale");
+    }
+    return out;
+  }
+
+  static Builder command(String name, int arity) {
+    return new Builder(name, arity);
+  }
+
+  /** Fluent construction of a spec. Thread safety: confined. */
+  static final class Builder {
+    private final String name;
+    private final int arity;
+    private int flags;
+    private String group = "generic";
+    private String summary = "";
+    private int firstKey;
+    private int lastKey;
+    private int step;
+
+    private Builder(String name, int arity) {
+      this.name = name;
+      this.arity = arity;
+    }
+
+    Builder flags(int f) {
+      flags |= f;
+      return this;
+    }
+
+    Builder doc(String group, String summary) {
+      this.group = group;
+      this.summary = summary;
+      return this;
+    }
+
+    Builder keys(int first, int last, int step) {
+      this.firstKey = first;
+      this.lastKey = last;
+      this.step = step;
+      return this;
+    }
+
+    CommandSpec handler(Handler h) {
+      return new CommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, h);
+    }
+  }
+}

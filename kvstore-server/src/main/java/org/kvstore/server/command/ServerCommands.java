@@ -1,0 +1,387 @@
+package org.kvstore.server.command;
+
+import static org.kvstore.server.command.CommandSpec.ADMIN;
+import static org.kvstore.server.command.CommandSpec.FAST;
+import static org.kvstore.server.command.CommandSpec.READONLY;
+import static org.kvstore.server.command.CommandSpec.SLOW;
+import static org.kvstore.server.command.CommandSpec.WRITE;
+import static org.kvstore.server.command.CommandSpec.command;
+import static org.kvstore.server.command.ConnectionCommands.str;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.kvstore.Cursor;
+import org.kvstore.Durability;
+import org.kvstore.KVStoreException;
+import org.kvstore.Table;
+import org.kvstore.WriteBatch;
+import org.kvstore.server.resp.RespMessage;
+import org.kvstore.server.resp.RespRequest;
+
+/**
+ * Server commands: COMMAND (COUNT, INFO, DOCS, LIST), INFO, CONFIG GET/SET, DBSIZE, FLUSHDB,
+ * FLUSHALL and TIME.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class ServerCommands {
+  private static final int DELETE_CHUNK = 1024;
+
+  private final Keyspace keyspace;
+  private final ServerSettings settings;
+  private final ClientRegistry clients;
+  private final Supplier<Map<String, CommandSpec>> commands;
+
+  ServerCommands(
+      Keyspace keyspace, ServerSettings settings, ClientRegistry clients,
+      Supplier<Map<String, CommandSpec>> commands) {
+    this.keyspace = keyspace;
+    this.settings = settings;
+    this.clients = clients;
+    this.commands = commands;
+  }
+
+  List<CommandSpec> specs() {
+    return List.of(
+        command("command", -1).flags(SLOW).doc("server", "Returns detailed information about all commands.")
+            .handler(this::commandCommand),
+        command("info", -1).flags(SLOW).doc("server", "Returns information and statistics about the server.")
+            .handler(this::info),
+        command("config", -2).flags(ADMIN).doc("server", "A container for server configuration commands.")
+            .handler(this::config),
+        command("dbsize", 1).flags(READONLY | SLOW).doc("server", "Returns the number of keys in the database (a scan).")
+            .handler((s, r) -> RespMessage.integer(count(s.table(keyspace)))),
+        command("flushdb", -1).flags(WRITE | SLOW).doc("server", "Removes all keys from the current table.")
+            .handler(this::flushdb),
+        command("flushall", -1).flags(WRITE | SLOW).doc("server", "Removes all keys from every table of database 'default'.")
+            .handler(this::flushall),
+        command("time", 1).flags(FAST).doc("server", "Returns the server time.")
+            .handler((s, r) -> {
+              java.time.Instant now = java.time.Instant.now();
+              return new RespMessage.ArrayReply(List.of(
+                  RespMessage.bulk(Long.toString(now.getEpochSecond())),
+                  RespMessage.bulk(Long.toString(now.getNano() / 1000))));
+            }));
+  }
+
+  // ---- COMMAND ----
+
+  private RespMessage commandCommand(ClientSession s, RespRequest r) {
+    Map<String, CommandSpec> all = commands.get();
+    if (r.size() == 1) {
+      return new RespMessage.ArrayReply(all.values().stream().map(this::commandInfo).toList());
+    }
+    String sub = str(r.arg(1)).toLowerCase(Locale.ROOT);
+    switch (sub) {
+      case "count" -> {
+        ConnectionCommands.arity(r, 2, "command|count");
+        return RespMessage.integer(all.size());
+      }
+      case "info" -> {
+        if (r.size() == 2) {
+          return new RespMessage.ArrayReply(all.values().stream().map(this::commandInfo).toList());
+        }
+        List<RespMessage> out = new ArrayList<>();
+        for (int i = 2; i < r.size(); i++) {
+          CommandSpec spec = all.get(str(r.arg(i)).toLowerCase(Locale.ROOT));
+          out.add(spec == null ? RespMessage.NULL : commandInfo(spec));
+        }
+        return new RespMessage.ArrayReply(out);
+      }
+      case "docs" -> {
+        List<RespMessage> names = new ArrayList<>();
+        List<RespMessage> docs = new ArrayList<>();
+        if (r.size() == 2) {
+          for (CommandSpec spec : all.values()) {
+            names.add(RespMessage.bulk(spec.name()));
+            docs.add(commandDocs(spec));
+          }
+        } else {
+          for (int i = 2; i < r.size(); i++) {
+            CommandSpec spec = all.get(str(r.arg(i)).toLowerCase(Locale.ROOT));
+            if (spec != null) {
+              names.add(RespMessage.bulk(spec.name()));
+              docs.add(commandDocs(spec));
+            }
+          }
+        }
+        return new RespMessage.MapReply(names, docs);
+      }
+      case "list" -> {
+        return new RespMessage.ArrayReply(all.keySet().stream().map(RespMessage::bulk).toList());
+      }
+      default -> throw new CommandException(
+          "ERR unknown subcommand '" + str(r.arg(1)) + "'. Try COMMAND HELP.");
+    }
+  }
+
+  /** Redis 7's 10-element COMMAND INFO entry. */
+  private RespMessage commandInfo(CommandSpec spec) {
+    return new RespMessage.ArrayReply(List.of(
+        RespMessage.bulk(spec.name()),
+        RespMessage.integer(spec.arity()),
+        new RespMessage.ArrayReply(spec.flagNames().stream()
+            .map(f -> (RespMessage) new RespMessage.SimpleString(f)).toList()),
+        RespMessage.integer(spec.firstKey()),
+        RespMessage.integer(spec.lastKey()),
+        RespMessage.integer(spec.step()),
+        RespMessage.EMPTY_ARRAY,
+        RespMessage.EMPTY_ARRAY,
+        RespMessage.EMPTY_ARRAY,
+        RespMessage.EMPTY_ARRAY));
+  }
+
+  /** Docs without "arguments" (redis-cli accepts that; CLIENTS.md §1.3). */
+  private RespMessage commandDocs(CommandSpec spec) {
+    return new RespMessage.MapReply(
+        List.of(RespMessage.bulk("summary"), RespMessage.bulk("since"), RespMessage.bulk("group")),
+        List.of(RespMessage.bulk(spec.summary()), RespMessage.bulk("1.0.0"), RespMessage.bulk(spec.group())));
+  }
+
+  // ---- INFO ----
+
+  private RespMessage info(ClientSession s, RespRequest r) {
+    Map<String, String> sections = new LinkedHashMap<>();
+    sections.put("server", serverSection());
+    sections.put("clients", "connected_clients:" + clients.connected() + "\r\n"
+        + "maxclients:" + settings.maxClients() + "\r\n"
+        + "rejected_connections:" + clients.rejectedConnections() + "\r\n");
+    Runtime rt = Runtime.getRuntime();
+    long used = rt.totalMemory() - rt.freeMemory();
+    sections.put("memory", "used_memory:" + used + "\r\n" + "used_memory_human:" + (used >> 20) + "M\r\n"
+        + "maxmemory:" + rt.maxMemory() + "\r\n" + "maxmemory_policy:noeviction\r\n");
+    Durability d = settings.durability();
+    sections.put("persistence", "loading:0\r\n"
+        + "aof_enabled:" + (d == Durability.NONE ? 0 : 1) + "\r\n"
+        + "kvstore_durability:" + d.name().toLowerCase(Locale.ROOT) + "\r\n");
+    sections.put("stats", "total_connections_received:" + clients.totalConnections() + "\r\n"
+        + "total_commands_processed:" + clients.totalCommands() + "\r\n"
+        + "rejected_connections:" + clients.rejectedConnections() + "\r\n");
+    sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
+    sections.put("cpu", "used_cpu_sys:0.0\r\nused_cpu_user:0.0\r\n");
+    sections.put("keyspace", keyspaceSection());
+
+    List<String> wanted = new ArrayList<>();
+    for (int i = 1; i < r.size(); i++) {
+      wanted.add(str(r.arg(i)).toLowerCase(Locale.ROOT));
+    }
+    boolean all = wanted.isEmpty() || wanted.contains("all") || wanted.contains("default")
+        || wanted.contains("everything");
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<String, String> e : sections.entrySet()) {
+      if (all || wanted.contains(e.getKey())) {
+        if (sb.length() > 0) {
+          sb.append("\r\n");
+        }
+        String title = Character.toUpperCase(e.getKey().charAt(0)) + e.getKey().substring(1);
+        sb.append("# ").append(title).append("\r\n").append(e.getValue());
+      }
+    }
+    return new RespMessage.BulkString(sb.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private String serverSection() {
+    long uptime = (System.currentTimeMillis() - settings.startMillis()) / 1000;
+    return "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n"
+        + "redis_mode:standalone\r\n"
+        + "server_name:kvstore\r\n"
+        + "kvstore_version:" + settings.version() + "\r\n"
+        + "os:" + System.getProperty("os.name") + " " + System.getProperty("os.arch") + "\r\n"
+        + "arch_bits:64\r\n"
+        + "process_id:" + ProcessHandle.current().pid() + "\r\n"
+        + "run_id:" + runId() + "\r\n"
+        + "tcp_port:" + settings.respPort() + "\r\n"
+        + "uptime_in_seconds:" + uptime + "\r\n"
+        + "uptime_in_days:" + uptime / 86400 + "\r\n"
+        + "executable:" + ManagementFactory.getRuntimeMXBean().getVmName() + "\r\n"
+        + "config_file:\r\n"
+        + "kvstore_data_dir:" + settings.dataDir() + "\r\n"
+        + "kvstore_default_engine:" + keyspace.defaultEngine() + "\r\n"
+        + "kvstore_engines:" + String.join(",", keyspace.store().engines()) + "\r\n";
+  }
+
+  private String runId() {
+    String base = Long.toHexString(settings.startMillis()) + Long.toHexString(ProcessHandle.current().pid());
+    StringBuilder sb = new StringBuilder(base);
+    while (sb.length() < 40) {
+      sb.append('0');
+    }
+    return sb.substring(0, 40);
+  }
+
+  private String keyspaceSection() {
+    StringBuilder sb = new StringBuilder();
+    try {
+      for (Map.Entry<Integer, Table> e : keyspace.existingIndexTables().entrySet()) {
+        long keys = e.getValue().info().entryEstimate();
+        if (keys > 0) {
+          sb.append("db").append(e.getKey()).append(":keys=").append(keys).append(",expires=0,avg_ttl=0\r\n");
+        }
+      }
+    } catch (KVStoreException e) {
+      // an INFO reply must not fail because a table is being dropped
+    }
+    return sb.toString();
+  }
+
+  // ---- CONFIG ----
+
+  private Map<String, String> configValues() {
+    Map<String, String> m = new LinkedHashMap<>();
+    Durability d = settings.durability();
+    m.put("save", "");
+    m.put("appendonly", d == Durability.NONE ? "no" : "yes");
+    m.put("appendfsync", switch (d) {
+      case SYNC -> "always";
+      case PERIODIC -> "everysec";
+      case NONE -> "no";
+    });
+    m.put("databases", Integer.toString(keyspace.databases()));
+    m.put("maxmemory", "0");
+    m.put("timeout", "0");
+    m.put("port", Integer.toString(settings.respPort()));
+    m.put("bind", settings.bind());
+    m.put("requirepass", "");
+    m.put("proto-max-bulk-len", Long.toString(settings.maxBulkBytes()));
+    m.put("maxclients", Integer.toString(settings.maxClients()));
+    m.put("dir", settings.dataDir().toString());
+    return m;
+  }
+
+  private RespMessage config(ClientSession s, RespRequest r) {
+    String sub = str(r.arg(1)).toLowerCase(Locale.ROOT);
+    switch (sub) {
+      case "get" -> {
+        if (r.size() < 3) {
+          throw new CommandException("ERR wrong number of arguments for 'config|get' command");
+        }
+        Map<String, String> values = configValues();
+        List<RespMessage> keys = new ArrayList<>();
+        List<RespMessage> vals = new ArrayList<>();
+        for (Map.Entry<String, String> e : values.entrySet()) {
+          for (int i = 2; i < r.size(); i++) {
+            GlobPattern p = GlobPattern.compile(str(r.arg(i)).toLowerCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+            if (p.matches(e.getKey().getBytes(StandardCharsets.UTF_8))) {
+              keys.add(RespMessage.bulk(e.getKey()));
+              vals.add(RespMessage.bulk(e.getValue()));
+              break;
+            }
+          }
+        }
+        return new RespMessage.MapReply(keys, vals);
+      }
+      case "set" -> {
+        if (r.size() < 4 || r.size() % 2 != 0) {
+          throw new CommandException("ERR wrong number of arguments for 'config|set' command");
+        }
+        for (int i = 2; i < r.size(); i += 2) {
+          configSet(str(r.arg(i)).toLowerCase(Locale.ROOT), str(r.arg(i + 1)));
+        }
+        return RespMessage.OK;
+      }
+      case "resetstat", "rewrite" -> throw new CommandException(
+          "ERR unknown subcommand '" + str(r.arg(1)) + "'. Try CONFIG HELP.");
+      default -> throw new CommandException(
+          "ERR unknown subcommand '" + str(r.arg(1)) + "'. Try CONFIG HELP.");
+    }
+  }
+
+  private void configSet(String name, String value) {
+    switch (name) {
+      case "requirepass" -> settings.setPassword(value);
+      case "maxclients" -> {
+        int n = RedisNumbers.parseInt(value.getBytes(StandardCharsets.UTF_8));
+        if (n < 1) {
+          throw new CommandException("ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 2147483647 inclusive");
+        }
+        settings.maxClients(n);
+      }
+      case "proto-max-bulk-len" -> {
+        long n = RedisNumbers.parseLong(value.getBytes(StandardCharsets.UTF_8));
+        if (n < 1024 * 1024 || n > Integer.MAX_VALUE - 16) {
+          throw new CommandException("ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be between 1048576 and 2147483631 inclusive");
+        }
+        settings.maxBulkBytes(n);
+      }
+      default -> {
+        if (configValues().containsKey(name)) {
+          throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name
+              + "') - can't set immutable config");
+        }
+        throw new CommandException(
+            "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+      }
+    }
+  }
+
+  // ---- keyspace-wide ----
+
+  /** Exact number of keys in {@code t}: a scan (O(keys)). */
+  static long count(Table t) {
+    long n = 0;
+    try (Cursor c = t.scan(null, null, 0)) {
+      while (c.next()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private RespMessage flushdb(ClientSession s, RespRequest r) {
+    checkFlushMode(r);
+    clear(s.table(keyspace));
+    return RespMessage.OK;
+  }
+
+  private RespMessage flushall(ClientSession s, RespRequest r) {
+    checkFlushMode(r);
+    for (String name : keyspace.store().listTables(Keyspace.DEFAULT_DB)) {
+      clear(keyspace.table(Keyspace.DEFAULT_DB, name));
+    }
+    return RespMessage.OK;
+  }
+
+  private static void checkFlushMode(RespRequest r) {
+    if (r.size() > 2) {
+      throw new CommandException(CommandException.SYNTAX);
+    }
+    if (r.size() == 2) {
+      String mode = str(r.arg(1)).toLowerCase(Locale.ROOT);
+      if (!mode.equals("sync") && !mode.equals("async")) {
+        throw new CommandException(CommandException.SYNTAX);
+      }
+    }
+  }
+
+  /** Removes every key present when it starts, in chunks (one pass: it ends even under writes). */
+  static void clear(Table t) {
+    byte[] from = null;
+    while (true) {
+      List<byte[]> keys = new ArrayList<>(DELETE_CHUNK);
+      try (Cursor c = t.scan(from, null, DELETE_CHUNK)) {
+        while (c.next()) {
+          keys.add(c.key());
+        }
+      }
+      if (keys.isEmpty()) {
+        return;
+      }
+      WriteBatch batch = new WriteBatch();
+      for (byte[] k : keys) {
+        batch.remove(k);
+      }
+      t.write(batch);
+      if (keys.size() < DELETE_CHUNK) {
+        return;
+      }
+      byte[] last = keys.get(keys.size() - 1);
+      from = java.util.Arrays.copyOf(last, last.length + 1); // the smallest key after `last`
+    }
+  }
+}

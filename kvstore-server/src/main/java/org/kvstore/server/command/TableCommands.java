@@ -1,0 +1,128 @@
+package org.kvstore.server.command;
+
+import static org.kvstore.server.command.CommandSpec.ADMIN;
+import static org.kvstore.server.command.CommandSpec.READONLY;
+import static org.kvstore.server.command.CommandSpec.SLOW;
+import static org.kvstore.server.command.CommandSpec.WRITE;
+import static org.kvstore.server.command.CommandSpec.command;
+import static org.kvstore.server.command.ConnectionCommands.str;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import org.kvstore.AlreadyExistsException;
+import org.kvstore.Cursor;
+import org.kvstore.NoSuchTableException;
+import org.kvstore.Table;
+import org.kvstore.server.resp.RespMessage;
+import org.kvstore.server.resp.RespRequest;
+
+/**
+ * Table administration, namespaced like a Redis module so it cannot clash with Redis commands:
+ * {@code KV.CREATE db table engine [property value ...]}, {@code KV.DROP db table},
+ * {@code KV.DBS}, {@code KV.TABLES db}, {@code KV.USE db table} and
+ * {@code KV.RANGE start end [LIMIT n]} (an ordered range of the selected table; an empty bound is
+ * an open end; the reply alternates keys and values).
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class TableCommands {
+  private final Keyspace keyspace;
+
+  TableCommands(Keyspace keyspace) {
+    this.keyspace = keyspace;
+  }
+
+  List<CommandSpec> specs() {
+    return List.of(
+        command("kv.create", -4).flags(WRITE | SLOW | ADMIN).doc("kvstore", "Creates a table (and its database when missing).")
+            .handler(this::create),
+        command("kv.drop", 3).flags(WRITE | SLOW | ADMIN).doc("kvstore", "Drops a table and its data.")
+            .handler(this::drop),
+        command("kv.dbs", 1).flags(READONLY | SLOW).doc("kvstore", "Lists the databases.")
+            .handler((s, r) -> names(keyspace.store().listDBs())),
+        command("kv.tables", 2).flags(READONLY | SLOW).doc("kvstore", "Lists the tables of a database.")
+            .handler((s, r) -> names(keyspace.store().listTables(str(r.arg(1))))),
+        command("kv.use", 3).flags(SLOW).doc("kvstore", "Makes this connection use a table of a database.")
+            .handler(this::use),
+        command("kv.range", -3).flags(READONLY | SLOW).doc("kvstore", "Returns the keys and values of an ordered key range.")
+            .handler(this::range));
+  }
+
+  private RespMessage create(ClientSession s, RespRequest r) {
+    if (r.size() % 2 != 0) {
+      throw new CommandException("ERR wrong number of arguments for 'kv.create' command");
+    }
+    String db = str(r.arg(1));
+    String table = str(r.arg(2));
+    String engine = str(r.arg(3));
+    Properties props = new Properties();
+    for (int i = 4; i < r.size(); i += 2) {
+      props.setProperty(str(r.arg(i)), str(r.arg(i + 1)));
+    }
+    if (!keyspace.store().listDBs().contains(db)) {
+      try {
+        keyspace.store().createDB(db);
+      } catch (AlreadyExistsException raced) {
+        // created meanwhile by another connection
+      }
+    }
+    keyspace.store().createTable(db, table, engine, props);
+    return RespMessage.OK;
+  }
+
+  private RespMessage drop(ClientSession s, RespRequest r) {
+    String db = str(r.arg(1));
+    String table = str(r.arg(2));
+    keyspace.store().dropTable(db, table);
+    keyspace.forget(db, table);
+    if (db.equals(s.database()) && table.equals(s.tableName())) {
+      s.invalidateTable();
+    }
+    return RespMessage.OK;
+  }
+
+  private RespMessage use(ClientSession s, RespRequest r) {
+    String db = str(r.arg(1));
+    String name = str(r.arg(2));
+    Table t;
+    try {
+      t = keyspace.table(db, name);
+    } catch (NoSuchTableException | org.kvstore.NoSuchDatabaseException e) {
+      throw new CommandException("ERR no such table: " + e.getMessage());
+    }
+    s.use(db, name, t);
+    return RespMessage.OK;
+  }
+
+  private RespMessage range(ClientSession s, RespRequest r) {
+    byte[] start = r.arg(1);
+    byte[] end = r.arg(2);
+    int limit = 0;
+    if (r.size() == 5 && str(r.arg(3)).toLowerCase(Locale.ROOT).equals("limit")) {
+      long n = RedisNumbers.parseLong(r.arg(4));
+      if (n < 0 || n > Integer.MAX_VALUE) {
+        throw new CommandException(CommandException.NOT_INTEGER);
+      }
+      limit = (int) n;
+      if (limit == 0) {
+        return RespMessage.EMPTY_ARRAY;
+      }
+    } else if (r.size() != 3) {
+      throw new CommandException(CommandException.SYNTAX);
+    }
+    List<RespMessage> out = new ArrayList<>();
+    try (Cursor c = s.table(keyspace).scan(start.length == 0 ? null : start, end.length == 0 ? null : end, limit)) {
+      while (c.next()) {
+        out.add(new RespMessage.BulkString(c.key()));
+        out.add(new RespMessage.BulkString(c.value()));
+      }
+    }
+    return new RespMessage.ArrayReply(out);
+  }
+
+  private static RespMessage names(List<String> names) {
+    return new RespMessage.ArrayReply(names.stream().map(RespMessage::bulk).toList());
+  }
+}

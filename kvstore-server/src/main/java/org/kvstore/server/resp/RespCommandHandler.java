@@ -1,0 +1,250 @@
+package org.kvstore.server.resp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the requests of one connection in order and writes their replies in order.
+ *
+ * <pre>
+ *  RespDecoder ──▶ channelRead ──▶ pending (FIFO) ──▶ drain ──┬─ quick request: execute on the event loop
+ *                                                              └─ may block: one task on the worker pool;
+ *                                                                 its reply comes back to the event loop,
+ *                                                                 then draining continues
+ * </pre>
+ *
+ * <p>At most one request of a connection executes at any time, so replies are never reordered even
+ * though some run on workers (pipelining, W15). A run of consecutive requests the session can batch
+ * (plain {@code SET}s with sync durability) goes to the worker as one task.
+ *
+ * <p>Back-pressure: draining pauses while the channel is not writable (the client does not read
+ * its replies), and reading pauses while the channel is not writable or the queue holds more than
+ * {@link #MAX_PENDING_REQUESTS} requests or {@link #MAX_PENDING_BYTES} bytes; both resume when the
+ * condition clears. So a connection holds at most one read's worth of requests plus one
+ * write-buffer high-water mark of replies.
+ *
+ * <p>Thread safety: confined to the channel's event loop; worker tasks only call
+ * {@link RespSession#execute} and hand the reply back to the event loop.
+ */
+public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(RespCommandHandler.class);
+  static final int MAX_PENDING_REQUESTS = 1024;
+  static final long MAX_PENDING_BYTES = 16L << 20;
+  static final int MAX_BATCH = 512;
+
+  private final RespSession session;
+  private final Executor workers;
+  private final ArrayDeque<Object> pending = new ArrayDeque<>();
+  private long pendingBytes;
+  /** A worker is executing a request of this connection. */
+  private boolean busy;
+  /** After QUIT or a protocol error: nothing more is executed. */
+  private boolean closing;
+
+  public RespCommandHandler(RespSession session, Executor workers) {
+    this.session = session;
+    this.workers = workers;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    pending.add(msg);
+    pendingBytes += bytesOf(msg);
+    if (!busy) {
+      drain(ctx);
+    }
+    updateAutoRead(ctx);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    ctx.flush();
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable() && !busy) {
+      drain(ctx);
+      ctx.flush();
+    }
+    updateAutoRead(ctx);
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closing = true;
+    pending.clear();
+    pendingBytes = 0;
+    session.closed();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    // Usually "connection reset by peer"; nothing to answer.
+    LOG.debug("closing {} after {}", ctx.channel().remoteAddress(), cause.toString());
+    ctx.close();
+  }
+
+  private void drain(ChannelHandlerContext ctx) {
+    while (!busy && !closing) {
+      if (!ctx.channel().isWritable()) {
+        ctx.flush(); // let the outbound buffer drain; writabilityChanged resumes us
+        break;
+      }
+      Object next = pending.poll();
+      if (next == null) {
+        break;
+      }
+      pendingBytes -= bytesOf(next);
+      if (next instanceof RespProtocolError error) {
+        closing = true;
+        pending.clear();
+        pendingBytes = 0;
+        write(ctx, new RespMessage.ErrorReply("ERR Protocol error: " + error.message()));
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        break;
+      }
+      RespRequest request = (RespRequest) next;
+      if (!session.mayBlock(request)) {
+        reply(ctx, execute(request));
+        continue;
+      }
+      List<RespRequest> batch = null;
+      while (pending.peek() instanceof RespRequest more
+          && (batch == null || batch.size() < MAX_BATCH)
+          && session.batchable(request, more)) {
+        if (batch == null) {
+          batch = new ArrayList<>();
+          batch.add(request);
+        }
+        pending.poll();
+        pendingBytes -= bytesOf(more);
+        batch.add(more);
+      }
+      submit(ctx, request, batch);
+    }
+    updateAutoRead(ctx);
+  }
+
+  private void submit(ChannelHandlerContext ctx, RespRequest request, List<RespRequest> batch) {
+    busy = true;
+    try {
+      workers.execute(() -> {
+        List<RespMessage> replies;
+        if (batch == null) {
+          replies = List.of(execute(request));
+        } else {
+          replies = executeBatch(batch);
+        }
+        ctx.executor().execute(() -> completed(ctx, replies));
+      });
+    } catch (RejectedExecutionException e) {
+      busy = false;
+      closing = true;
+      write(ctx, new RespMessage.ErrorReply("ERR server is shutting down"));
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  private void completed(ChannelHandlerContext ctx, List<RespMessage> replies) {
+    busy = false;
+    if (!ctx.channel().isActive()) {
+      return;
+    }
+    for (RespMessage r : replies) {
+      reply(ctx, r);
+    }
+    drain(ctx);
+    ctx.flush();
+  }
+
+  private RespMessage execute(RespRequest request) {
+    try {
+      return session.execute(request);
+    } catch (RuntimeException | Error e) {
+      LOG.warn("request failed unexpectedly", e);
+      return new RespMessage.ErrorReply("ERR internal error: " + e.getClass().getSimpleName());
+    }
+  }
+
+  private List<RespMessage> executeBatch(List<RespRequest> batch) {
+    try {
+      return session.executeBatch(batch);
+    } catch (RuntimeException | Error e) {
+      LOG.warn("batch failed unexpectedly", e);
+      RespMessage err = new RespMessage.ErrorReply("ERR internal error: " + e.getClass().getSimpleName());
+      return batch.stream().map(r -> err).toList();
+    }
+  }
+
+  private void reply(ChannelHandlerContext ctx, RespMessage message) {
+    if (closing) {
+      return;
+    }
+    write(ctx, message);
+    if (session.closeRequested()) {
+      closing = true;
+      pending.clear();
+      pendingBytes = 0;
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  private void write(ChannelHandlerContext ctx, RespMessage message) {
+    ByteBuf buf = ctx.alloc().ioBuffer(RespEncoder.sizeHint(message));
+    try {
+      RespEncoder.encode(message, session.protocolVersion(), buf);
+    } catch (RuntimeException e) {
+      buf.release();
+      throw e;
+    }
+    ctx.write(buf, ctx.voidPromise());
+  }
+
+  private void updateAutoRead(ChannelHandlerContext ctx) {
+    ChannelConfig config = ctx.channel().config();
+    boolean want = !closing
+        && ctx.channel().isWritable()
+        && pending.size() < MAX_PENDING_REQUESTS
+        && pendingBytes < MAX_PENDING_BYTES;
+    if (config.isAutoRead() != want) {
+      config.setAutoRead(want);
+    }
+  }
+
+  private static long bytesOf(Object msg) {
+    if (msg instanceof RespRequest r) {
+      long n = 0;
+      for (byte[] a : r.args()) {
+        n += a.length + 16;
+      }
+      return n;
+    }
+    return 0;
+  }
+
+  /** The reply sent before closing a connection the server cannot take. */
+  static ByteBuf maxClientsError() {
+    return Unpooled.copiedBuffer("-ERR max number of clients reached\r\n", StandardCharsets.US_ASCII);
+  }
+}

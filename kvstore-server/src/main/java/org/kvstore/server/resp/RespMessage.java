@@ -1,0 +1,85 @@
+package org.kvstore.server.resp;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A reply in the Redis serialization protocol, independent of the protocol version: the
+ * {@link RespEncoder} writes it as RESP2 or RESP3 depending on what the connection negotiated
+ * ({@code HELLO}). The hierarchy is small on purpose: the server only sends what every client in
+ * docs/server.md accepts (no attributes, pushes, blob errors or doubles).
+ *
+ * <pre>
+ *   type             RESP2                    RESP3
+ *   SimpleString     +OK                      +OK
+ *   ErrorReply       -ERR ...                 -ERR ...
+ *   IntegerReply     :42                      :42
+ *   BulkString       $3 abc                   $3 abc
+ *   NullReply        $-1                      _
+ *   ArrayReply       *n ...                   *n ...
+ *   MapReply         *2n k1 v1 ...            %n k1 v1 ...
+ * </pre>
+ *
+ * <p>Thread safety: immutable (the byte arrays of bulk strings are not copied; callers hand them
+ * over).
+ */
+public sealed interface RespMessage {
+
+  RespMessage OK = new SimpleString("OK");
+  RespMessage PONG = new SimpleString("PONG");
+  RespMessage NULL = new NullReply();
+  RespMessage ZERO = new IntegerReply(0);
+  RespMessage ONE = new IntegerReply(1);
+  RespMessage EMPTY_ARRAY = new ArrayReply(List.of());
+  RespMessage EMPTY_BULK = new BulkString(new byte[0]);
+
+  /** A status line such as {@code +OK}; must not contain CR or LF. */
+  record SimpleString(String text) implements RespMessage {}
+
+  /**
+   * An error line. {@code text} starts with the error code ({@code ERR}, {@code NOAUTH}, ...); CR
+   * and LF in it are replaced by spaces when encoded, as Redis does.
+   */
+  record ErrorReply(String text) implements RespMessage {}
+
+  record IntegerReply(long value) implements RespMessage {}
+
+  /** A binary-safe string; {@code value} is owned by the message. */
+  record BulkString(byte[] value) implements RespMessage {
+    public static BulkString of(String text) {
+      return new BulkString(text.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** The null reply: {@code $-1} in RESP2, {@code _} in RESP3. */
+  record NullReply() implements RespMessage {}
+
+  record ArrayReply(List<RespMessage> items) implements RespMessage {}
+
+  /** Key/value pairs: a map in RESP3, a flat array of {@code 2 * size} items in RESP2. */
+  record MapReply(List<RespMessage> keys, List<RespMessage> values) implements RespMessage {
+    public MapReply {
+      if (keys.size() != values.size()) {
+        throw new IllegalArgumentException(
+            "keys and values differ in size: " + keys.size() + " != " + values.size());
+      }
+    }
+  }
+
+  static RespMessage error(String text) {
+    return new ErrorReply(text);
+  }
+
+  static RespMessage bulk(String text) {
+    return BulkString.of(text);
+  }
+
+  /** A bulk string, or the null reply when {@code value} is null. */
+  static RespMessage bulkOrNull(byte[] value) {
+    return value == null ? NULL : new BulkString(value);
+  }
+
+  static RespMessage integer(long value) {
+    return value == 0 ? ZERO : value == 1 ? ONE : new IntegerReply(value);
+  }
+}

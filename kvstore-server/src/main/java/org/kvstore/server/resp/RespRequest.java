@@ -1,0 +1,41 @@
+package org.kvstore.server.resp;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One decoded command: its arguments as raw bytes, the command name first. Produced by
+ * {@link RespDecoder} from a multibulk frame ({@code *2\r\n$3\r\nGET\r\n$1\r\nk\r\n}) or an inline
+ * line ({@code GET k\r\n}).
+ *
+ * @param args the arguments, at least one; the arrays are owned by the request
+ *
+ * <p>Thread safety: immutable once built (the arrays are handed over, not copied).
+ */
+public record RespRequest(List<byte[]> args) {
+
+  public RespRequest {
+    if (args.isEmpty()) {
+      throw new IllegalArgumentException("a request has at least one argument");
+    }
+  }
+
+  public static RespRequest of(String... args) {
+    return new RespRequest(
+        java.util.Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
+  }
+
+  public int size() {
+    return args.size();
+  }
+
+  public byte[] arg(int i) {
+    return args.get(i);
+  }
+
+  /** The command name in lower case (command names are ASCII and case-insensitive). */
+  public String name() {
+    return new String(args.get(0), StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+  }
+}
