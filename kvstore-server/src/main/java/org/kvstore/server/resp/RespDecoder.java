@@ -86,6 +86,17 @@ public final class RespDecoder extends ByteToMessageDecoder {
     return state;
   }
 
+  /** Bytes the decoder holds outside the input buffer (arguments so far, a streaming bulk), for tests. */
+  long heldBytes() {
+    long n = streamed == null ? 0 : streamed.length;
+    if (args != null) {
+      for (byte[] a : args) {
+        n += a.length;
+      }
+    }
+    return n;
+  }
+
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     if (state != State.DISCARD && !authenticated.getAsBoolean()
