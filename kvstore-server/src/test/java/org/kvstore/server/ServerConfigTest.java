@@ -1,0 +1,78 @@
+package org.kvstore.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.Durability;
+import org.kvstore.InvalidArgumentException;
+import picocli.CommandLine;
+
+class ServerConfigTest {
+  @TempDir Path dir;
+
+  @Test
+  void defaults_matchTheIssue() {
+    ServerConfig c = ServerConfig.defaults();
+    assertThat(c.dataDir()).isEqualTo(Path.of("data"));
+    assertThat(c.bind()).isEqualTo("127.0.0.1");
+    assertThat(c.respPort()).isEqualTo(6379);
+    assertThat(c.httpPort()).isEqualTo(8080);
+    assertThat(c.thriftPort()).isEqualTo(9090);
+    assertThat(c.durability()).isEqualTo(Durability.SYNC);
+    assertThat(c.defaultEngine()).isNull();
+    assertThat(c.password()).isNull();
+    assertThat(c.protoMaxBulkLen()).isEqualTo(512L << 20);
+    assertThat(c.protoMaxMultibulkLen()).isEqualTo(1 << 20);
+  }
+
+  @Test
+  void yamlFile_setsEveryKey() throws Exception {
+    Path f = Files.writeString(dir.resolve("s.yaml"), """
+        data-dir: /var/kv
+        bind: 0.0.0.0
+        resp-port: 6380
+        http-port: -1
+        durability: periodic
+        default-engine: bplus
+        password: "p w"
+        proto-max-bulk-len: 64mb
+        """);
+    ServerConfig c = ServerConfig.builder().setAll(ServerConfig.readFile(f), f.toString()).build();
+    assertThat(c.dataDir()).isEqualTo(Path.of("/var/kv"));
+    assertThat(c.bind()).isEqualTo("0.0.0.0");
+    assertThat(c.respPort()).isEqualTo(6380);
+    assertThat(c.httpPort()).isEqualTo(-1);
+    assertThat(c.durability()).isEqualTo(Durability.PERIODIC);
+    assertThat(c.defaultEngine()).isEqualTo("bplus");
+    assertThat(c.password()).isEqualTo("p w");
+    assertThat(c.protoMaxBulkLen()).isEqualTo(64L << 20);
+    assertThat(c.toString()).doesNotContain("p w");
+  }
+
+  @Test
+  void propertiesFile_andFlagsWin() throws Exception {
+    Path f = Files.writeString(dir.resolve("s.properties"), "resp-port=7000\ndurability=none\n");
+    ServerMain main = new ServerMain();
+    new CommandLine(main).parseArgs("--config", f.toString(), "--resp-port", "7001");
+    ServerConfig c = main.config();
+    assertThat(c.respPort()).isEqualTo(7001);
+    assertThat(c.durability()).isEqualTo(Durability.NONE);
+  }
+
+  @Test
+  void unknownKeysAndBadValues_areErrorsNamingTheKey() throws Exception {
+    Path f = Files.writeString(dir.resolve("s.yml"), "resp-prot: 1\n");
+    assertThatThrownBy(() -> ServerConfig.builder().setAll(ServerConfig.readFile(f), f.toString()))
+        .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("unknown key 'resp-prot'");
+    assertThatThrownBy(() -> ServerConfig.builder().set("resp-port", "70000").build())
+        .hasMessageContaining("resp-port");
+    assertThatThrownBy(() -> ServerConfig.builder().set("durability", "always"))
+        .hasMessageContaining("durability");
+    Path nested = Files.writeString(dir.resolve("n.yaml"), "bind:\n  - a\n");
+    assertThatThrownBy(() -> ServerConfig.readFile(nested)).hasMessageContaining("single value");
+  }
+}
