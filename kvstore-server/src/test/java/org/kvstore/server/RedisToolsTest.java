@@ -1,0 +1,139 @@
+package org.kvstore.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Debian's redis-cli and redis-benchmark (package redis-tools, installed by .ci/run) against the
+ * server. Skipped, with the reason, only when the binaries are absent.
+ */
+class RedisToolsTest {
+  @TempDir static Path dir;
+  static KVStoreServer server;
+  static String port;
+
+  @BeforeAll
+  static void start() {
+    server = TestServers.start(dir);
+    port = Integer.toString(server.respPort());
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  record Result(int exit, String out, String err) {}
+
+  static boolean onPath(String binary) {
+    for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      if (Files.isExecutable(Path.of(d, binary))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static void assumeInstalled(String binary) {
+    Assumptions.assumeTrue(onPath(binary),
+        binary + " is not installed: apt-get install redis-tools (.ci/run installs it)");
+  }
+
+  static Result run(String stdin, String... cmd) throws IOException, InterruptedException {
+    Path out = Files.createTempFile(dir, "out", ".txt");
+    Path err = Files.createTempFile(dir, "err", ".txt");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+    if (stdin == null) {
+      pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
+    Process p = pb.start();
+    if (stdin != null) {
+      p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+      p.getOutputStream().close();
+    }
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("timed out: " + String.join(" ", cmd));
+    }
+    return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  static Result cli(String stdin, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("redis-cli", "-p", port));
+    cmd.addAll(List.of(args));
+    return run(stdin, cmd.toArray(String[]::new));
+  }
+
+  @Test
+  void blinkDbSession_setGetDelGet() throws Exception {
+    assumeInstalled("redis-cli");
+    assertThat(cli(null, "SET", "user", "Krishna").out()).isEqualTo("OK\n");
+    assertThat(cli(null, "SET", "password", "helloworld").out()).isEqualTo("OK\n");
+    assertThat(cli(null, "--no-raw", "GET", "user").out()).isEqualTo("\"Krishna\"\n");
+    assertThat(cli(null, "--no-raw", "DEL", "user").out()).isEqualTo("(integer) 1\n");
+    assertThat(cli(null, "--no-raw", "GET", "user").out()).isEqualTo("(nil)\n");
+    assertThat(cli(null, "-n", "1", "-3", "--no-raw", "GET", "missing"))
+        .isEqualTo(new Result(0, "(nil)\n", ""));
+  }
+
+  @Test
+  void interactivePipedSession_withCommandDocs_exitsZero() throws Exception {
+    assumeInstalled("redis-cli");
+    Result r = cli("set a b\nget a\nhelp get\nquit\n");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).startsWith("OK\nb\n");
+  }
+
+  @Test
+  void errorExitCode_pipeAndScan() throws Exception {
+    assumeInstalled("redis-cli");
+    cli(null, "SET", "foo", "bar");
+    Result e = cli(null, "-e", "INCR", "foo");
+    assertThat(e.exit()).isEqualTo(1);
+    assertThat(e.out() + e.err()).contains("ERR value is not an integer or out of range");
+    Result pipe = cli("SET p1 v1\r\nSET p2 v2\r\n", "--pipe");
+    assertThat(pipe.out()).contains("errors: 0, replies: 2");
+    assertThat(cli(null, "--scan", "--pattern", "p*").out().lines().sorted().toList()).containsExactly("p1", "p2");
+  }
+
+  static Result benchmark(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("redis-benchmark", "-p", port, "-q"));
+    cmd.addAll(List.of(args));
+    return run(null, cmd.toArray(String[]::new));
+  }
+
+  static void assertClean(Result r, String... tests) {
+    assertThat(r.exit()).as(r.out() + r.err()).isZero();
+    assertThat(r.out() + r.err()).doesNotContain("Error from server").doesNotContain("WARNING");
+    for (String t : tests) {
+      assertThat(r.out()).contains(t + ": ").contains("requests per second");
+    }
+  }
+
+  @Test
+  void benchmark_setGet50Clients_plainAndPipelined_noErrors() throws Exception {
+    assumeInstalled("redis-benchmark");
+    assertClean(benchmark("-t", "set,get", "-c", "50", "-n", "20000"), "SET", "GET");
+    assertClean(benchmark("-t", "set,get", "-c", "50", "-n", "20000", "-P", "16", "-r", "100000"), "SET", "GET");
+  }
+
+  @Test
+  void benchmark_otherDefaultTests_andDbnum_noErrors() throws Exception {
+    assumeInstalled("redis-benchmark");
+    assertClean(benchmark("-t", "ping,incr,mset", "-c", "20", "-n", "5000", "--dbnum", "1"),
+        "PING_INLINE", "PING_MBULK", "INCR", "MSET (10 keys)");
+  }
+}
