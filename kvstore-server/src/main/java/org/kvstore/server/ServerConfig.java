@@ -176,7 +176,7 @@ public record ServerConfig(
     private int protoMaxMultibulkLen = 1024 * 1024;
     private int databases = 16;
     private int maxClients = 10_000;
-    private int workerThreads = 64;
+    private int workerThreads = 256;
     private int ioThreads;
 
     private Builder() {}

@@ -73,7 +73,7 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--maxclients", paramLabel = "N", description = "most client connections (default: 10000)")
   private String maxClients;
 
-  @Option(names = "--worker-threads", paramLabel = "N", description = "threads for commands that may block (default: 64)")
+  @Option(names = "--worker-threads", paramLabel = "N", description = "threads for commands that may block (default: 256)")
   private String workerThreads;
 
   @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = 2 per core (default: 0)")

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +52,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private boolean busy;
   /** After QUIT or a protocol error: nothing more is executed. */
   private boolean closing;
+  /** Replies encoded but not yet written: one buffer for a run of replies, not one write each. */
+  private ByteBuf out;
+  static final int OUT_CHUNK = 64 * 1024;
 
   public RespCommandHandler(RespSession session, Executor workers) {
     this.session = session;
@@ -75,15 +77,23 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    ctx.flush();
+    flush(ctx);
     ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (out != null) {
+      out.release();
+      out = null;
+    }
   }
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (ctx.channel().isWritable() && !busy) {
       drain(ctx);
-      ctx.flush();
+      flush(ctx);
     }
     updateAutoRead(ctx);
     ctx.fireChannelWritabilityChanged();
@@ -108,7 +118,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private void drain(ChannelHandlerContext ctx) {
     while (!busy && !closing) {
       if (!ctx.channel().isWritable()) {
-        ctx.flush(); // let the outbound buffer drain; writabilityChanged resumes us
+        flush(ctx); // let the outbound buffer drain; writabilityChanged resumes us
         break;
       }
       Object next = pending.poll();
@@ -121,7 +131,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         pending.clear();
         pendingBytes = 0;
         write(ctx, new RespMessage.ErrorReply("ERR Protocol error: " + error.message()));
-        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        closeAfterReplies(ctx);
         break;
       }
       RespRequest request = (RespRequest) next;
@@ -162,7 +172,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       busy = false;
       closing = true;
       write(ctx, new RespMessage.ErrorReply("ERR server is shutting down"));
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      closeAfterReplies(ctx);
     }
   }
 
@@ -175,7 +185,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       reply(ctx, r);
     }
     drain(ctx);
-    ctx.flush();
+    flush(ctx);
   }
 
   private RespMessage execute(RespRequest request) {
@@ -206,19 +216,37 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       closing = true;
       pending.clear();
       pendingBytes = 0;
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      closeAfterReplies(ctx);
     }
   }
 
+  /** Encodes a reply into the pending output; hands full chunks to the channel (no flush). */
   private void write(ChannelHandlerContext ctx, RespMessage message) {
-    ByteBuf buf = ctx.alloc().ioBuffer(RespEncoder.sizeHint(message));
-    try {
-      RespEncoder.encode(message, session.protocolVersion(), buf);
-    } catch (RuntimeException e) {
-      buf.release();
-      throw e;
+    if (out == null) {
+      out = ctx.alloc().ioBuffer(Math.max(4096, RespEncoder.sizeHint(message)));
     }
-    ctx.write(buf, ctx.voidPromise());
+    RespEncoder.encode(message, session.protocolVersion(), out);
+    if (out.readableBytes() >= OUT_CHUNK) {
+      ctx.write(out, ctx.voidPromise());
+      out = null;
+    }
+  }
+
+  /** Writes the pending output and flushes the channel. */
+  private void flush(ChannelHandlerContext ctx) {
+    if (out != null) {
+      ctx.write(out, ctx.voidPromise());
+      out = null;
+    }
+    ctx.flush();
+  }
+
+  private void closeAfterReplies(ChannelHandlerContext ctx) {
+    if (out != null) {
+      ctx.write(out, ctx.voidPromise());
+      out = null;
+    }
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
   private void updateAutoRead(ChannelHandlerContext ctx) {
@@ -241,10 +269,5 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       return n;
     }
     return 0;
-  }
-
-  /** The reply sent before closing a connection the server cannot take. */
-  static ByteBuf maxClientsError() {
-    return Unpooled.copiedBuffer("-ERR max number of clients reached\r\n", StandardCharsets.US_ASCII);
   }
 }

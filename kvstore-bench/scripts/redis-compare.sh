@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# redis-compare.sh: redis-benchmark against kvstore-server and against Debian's redis-server 7 in the
+# same run, on loopback only.
+#
+#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-o RESULTS.md] [--quick]
+#
+# Matrix (each run is "-t set,get", random keys from -r 100000):
+#   BlinkDB table: 10, 100 and 1000 clients, 3-byte values, not pipelined
+#   500-byte values, 50 clients, not pipelined and -P 16
+# for two durability pairings:
+#   kvstore --durability sync      vs  redis appendonly yes, appendfsync always
+#   kvstore --durability periodic  vs  redis appendonly yes, appendfsync everysec
+# Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
+# 1000-client runs show 1000 concurrent clients held with no errors.
+#
+# Needs: redis-server, redis-benchmark (apt-get install redis-server redis-tools), java 17.
+# Writes a Markdown table (throughput, p50, p99, ratios) to stdout and to -o (default
+# kvstore-bench/target/redis-compare.md).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+N=100000
+OUT="$ROOT/kvstore-bench/target/redis-compare.md"
+QUICK=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -n) N="$2"; shift 2 ;;
+    -o) OUT="$2"; shift 2 ;;
+    --quick) QUICK=1; N=20000; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+
+for bin in redis-server redis-benchmark redis-cli java; do
+  command -v "$bin" >/dev/null || { echo "redis-compare: $bin is not installed" >&2; exit 1; }
+done
+
+JAR="$ROOT/kvstore-server/target/kvstore-server.jar"
+if [[ ! -f "$JAR" ]]; then
+  (cd "$ROOT" && ./mvnw -q -B -DskipTests package -pl kvstore-server -am)
+fi
+
+KV_PORT=${KV_PORT:-16379}
+REDIS_PORT=${REDIS_PORT:-16380}
+WORK="$(mktemp -d /tmp/redis-compare.XXXXXX)"
+KV_PID=""
+REDIS_PID=""
+
+cleanup() {
+  [[ -n "$KV_PID" ]] && kill "$KV_PID" 2>/dev/null && wait "$KV_PID" 2>/dev/null || true
+  [[ -n "$REDIS_PID" ]] && kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+wait_ping() { # port
+  for _ in $(seq 1 300); do
+    if [[ "$(redis-cli -p "$1" ping 2>/dev/null)" == "PONG" ]]; then return 0; fi
+    sleep 0.1
+  done
+  echo "redis-compare: no PONG on port $1" >&2
+  return 1
+}
+
+start_servers() { # kv-durability redis-appendfsync
+  rm -rf "$WORK/kv" "$WORK/redis"; mkdir -p "$WORK/redis"
+  java -Xms1g -Xmx1g -XX:+UseParallelGC -jar "$JAR" --data-dir "$WORK/kv" --bind 127.0.0.1 \
+    --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn \
+    >"$WORK/kv.log" 2>&1 &
+  KV_PID=$!
+  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$WORK/redis" --save "" \
+    --appendonly yes --appendfsync "$2" --maxclients 10000 --daemonize no --logfile "$WORK/redis.log" &
+  REDIS_PID=$!
+  wait_ping "$KV_PORT"
+  wait_ping "$REDIS_PORT"
+}
+
+stop_servers() {
+  kill "$KV_PID" "$REDIS_PID"
+  wait "$KV_PID" "$REDIS_PID" 2>/dev/null || true
+  KV_PID=""; REDIS_PID=""
+}
+
+# bench port clients size pipeline -> lines "SET rps p50 p99" and "GET rps p50 p99"
+bench() {
+  local csv
+  if ! csv="$(redis-benchmark -h 127.0.0.1 -p "$1" -c "$2" -d "$3" -P "$4" -n "$N" -r 100000 \
+      -t set,get --csv 2>"$WORK/bench.err")"; then
+    echo "redis-compare: redis-benchmark failed on port $1 (-c $2 -d $3 -P $4): $(cat "$WORK/bench.err")" >&2
+    exit 1
+  fi
+  # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+  echo "$csv" | tr -d '"' | awk -F, '$1=="SET"||$1=="GET" {print $1, $2, $5, $7}'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+{
+  echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
+  echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run"
+  echo
+  echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis |"
+  echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+} | tee "$OUT.tmp"
+
+CASES=("10 3 1" "100 3 1" "1000 3 1" "50 500 1" "50 500 16")
+if [[ $QUICK == 1 ]]; then CASES=("10 3 1" "1000 3 1" "50 500 16"); fi
+
+for pairing in "sync always" "periodic everysec"; do
+  read -r kvd rfs <<<"$pairing"
+  start_servers "$kvd" "$rfs"
+  # Warm-up of the JIT (not recorded); the same load on redis keeps the comparison symmetric.
+  redis-benchmark -p "$KV_PORT" -c 50 -n 50000 -r 100000 -t set,get -P 16 -q >/dev/null
+  redis-benchmark -p "$REDIS_PORT" -c 50 -n 50000 -r 100000 -t set,get -P 16 -q >/dev/null
+  for c in "${CASES[@]}"; do
+    read -r clients size pipe <<<"$c"
+    kv="$(bench "$KV_PORT" "$clients" "$size" "$pipe")"
+    rd="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe")"
+    for op in SET GET; do
+      read -r _ krps kp50 kp99 <<<"$(grep "^$op " <<<"$kv")"
+      read -r _ rrps rp50 rp99 <<<"$(grep "^$op " <<<"$rd")"
+      echo "| $kvd / $rfs | $clients | $size B | $pipe | $op | $krps | $kp50 | $kp99 | $rrps | $rp50 | $rp99 | $(ratio "$krps" "$rrps") |" | tee -a "$OUT.tmp"
+    done
+  done
+  stop_servers
+done
+mkdir -p "$(dirname "$OUT")"
+mv "$OUT.tmp" "$OUT"
+echo
+echo "every redis-benchmark run exited 0 (no error replies); results in $OUT"
