@@ -94,11 +94,7 @@ public final class PageFormat {
     return off;
   }
 
-  /**
-   * Reads a varint at {@code off}; returns {@code value << 8 | size}... Not used on hot paths where
-   * the common one-byte case is inlined by callers. Returns the value; the size is {@link
-   * #varintSize(int)} of it only for canonical encodings, so callers use {@link #varintEnd}.
-   */
+  /** Reads the varint at {@code off}; {@link #varintEnd} gives the offset after it. */
   public static int varint(byte[] b, int off) {
     int v = 0;
     int shift = 0;
