@@ -43,7 +43,7 @@ public final class StoreTable implements Table {
   private final Path directory;
   private final WritePipeline pipeline;
   private final Limits limits;
-  private final KeyLocks keyLocks = new KeyLocks();
+  private final KeySequencer sequencer = new KeySequencer();
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
   /** The highest LSN logged for this table (set under the pipeline's order lock). */
@@ -127,18 +127,49 @@ public final class StoreTable implements Table {
   public void put(byte[] key, byte[] value) {
     checkKey(key);
     checkValue(key, value);
+    // Copied: the engine may keep the arrays, and the caller may reuse its own.
+    writeLocked(KeySequencer.stripesOf(key), List.of(Mutation.put(key.clone(), value.clone())), null);
+  }
+
+  /**
+   * Writes {@code mutations} whose keys hash to {@code stripes}. When {@code readFirst} is given it
+   * runs with the stripes locked and quiescent (every earlier write of them applied) and returns the
+   * mutations to write, or {@code null} for none; otherwise {@code mutations} are written.
+   */
+  private void writeLocked(int[] stripes, List<Mutation> mutations, ReadStep readFirst) {
     enter();
     try {
-      int stripe = keyLocks.lock(key);
+      WritePipeline.PendingWrite pending;
+      sequencer.lock(stripes);
       try {
-        // Copied: the engine may keep the arrays, and the caller may reuse its own.
-        pipeline.write(this, List.of(Mutation.put(key.clone(), value.clone())));
+        List<Mutation> toWrite = mutations;
+        if (readFirst != null) {
+          sequencer.awaitQuiescent(stripes);
+          toWrite = readFirst.read();
+          if (toWrite == null || toWrite.isEmpty()) {
+            return;
+          }
+        }
+        if (!durable) {
+          pipeline.applyUnlogged(this, toWrite);
+          return;
+        }
+        pending = pipeline.begin(this, toWrite, sequencer, stripes);
+      } catch (IOException e) {
+        throw io("read before write", e);
       } finally {
-        keyLocks.unlock(stripe);
+        sequencer.unlock(stripes);
       }
+      pipeline.finish(pending);
     } finally {
       exit();
     }
+  }
+
+  /** The read of a read-modify-write. */
+  @FunctionalInterface
+  private interface ReadStep {
+    List<Mutation> read() throws IOException;
   }
 
   @Override
@@ -157,23 +188,13 @@ public final class StoreTable implements Table {
   @Override
   public boolean remove(byte[] key) {
     checkKey(key);
-    enter();
-    try {
-      int stripe = keyLocks.lock(key);
-      try {
-        if (engine.get(key) == null) {
-          return false;
-        }
-        pipeline.write(this, List.of(Mutation.remove(key.clone())));
-        return true;
-      } finally {
-        keyLocks.unlock(stripe);
-      }
-    } catch (IOException e) {
-      throw io("remove", e);
-    } finally {
-      exit();
-    }
+    boolean[] existed = {false};
+    byte[] k = key.clone();
+    writeLocked(KeySequencer.stripesOf(k), null, () -> {
+      existed[0] = engine.get(k) != null;
+      return existed[0] ? List.of(Mutation.remove(k)) : null;
+    });
+    return existed[0];
   }
 
   @Override
@@ -189,17 +210,7 @@ public final class StoreTable implements Table {
     for (Mutation m : mutations) {
       keys.add(m.key());
     }
-    enter();
-    try {
-      int[] stripes = keyLocks.lockAll(keys);
-      try {
-        pipeline.write(this, mutations);
-      } finally {
-        keyLocks.unlockAll(stripes);
-      }
-    } finally {
-      exit();
-    }
+    writeLocked(KeySequencer.stripesOf(keys), mutations, null);
   }
 
   @Override
@@ -210,36 +221,25 @@ public final class StoreTable implements Table {
     for (byte[] k : keys) {
       checkKey(k);
     }
-    enter();
-    try {
-      int[] stripes = keyLocks.lockAll(keys);
-      try {
-        byte[][] current = new byte[keys.size()][];
-        for (int i = 0; i < current.length; i++) {
-          current[i] = engine.get(keys.get(i));
-        }
-        WriteBatch batch = update.apply(current);
-        if (batch == null || batch.isEmpty()) {
-          return;
-        }
-        List<Mutation> mutations = checkBatch(batch);
-        Set<byte[]> locked = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Mutation m : mutations) {
-          if (!isLocked(m.key(), keys, locked)) {
-            throw new InvalidArgumentException(
-                "update", "the batch writes key " + Keys.printable(m.key())
-                    + " which is not among the keys read");
-          }
-        }
-        pipeline.write(this, mutations);
-      } finally {
-        keyLocks.unlockAll(stripes);
+    writeLocked(KeySequencer.stripesOf(keys), null, () -> {
+      byte[][] current = new byte[keys.size()][];
+      for (int i = 0; i < current.length; i++) {
+        current[i] = engine.get(keys.get(i));
       }
-    } catch (IOException e) {
-      throw io("update", e);
-    } finally {
-      exit();
-    }
+      WriteBatch batch = update.apply(current);
+      if (batch == null || batch.isEmpty()) {
+        return null;
+      }
+      List<Mutation> mutations = checkBatch(batch);
+      Set<byte[]> locked = Collections.newSetFromMap(new IdentityHashMap<>());
+      for (Mutation m : mutations) {
+        if (!isLocked(m.key(), keys, locked)) {
+          throw new InvalidArgumentException(
+              "update", "the batch writes key " + Keys.printable(m.key()) + " which is not among the keys read");
+        }
+      }
+      return mutations;
+    });
   }
 
   private static boolean isLocked(byte[] key, List<byte[]> keys, Set<byte[]> fast) {

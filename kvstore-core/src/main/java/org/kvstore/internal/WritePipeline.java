@@ -17,12 +17,13 @@ import org.kvstore.wal.WalAppendException;
  * table's mode asks, then applied to the engine.
  *
  * <pre>
- *   caller (holds the key stripes of its keys)
- *     │ 1. orderLock: lsn = ++lastLsn; inflight += lsn; log.enqueue(lsn, record)
+ *   caller
+ *     │ 1. begin (key stripes locked): tickets; orderLock: lsn = ++lastLsn; inflight += lsn;
+ *     │    log.enqueue(lsn, record); unlock the stripes
  *     │ 2. log.writeUpTo(lsn)            write(): shared by concurrent writers
  *     │ 3. log.syncUpTo(lsn)             sync mode only: one fsync for the group
- *     │ 4. engine.apply(mutations, lsn)  visible to readers only now, after it is durable
- *     └ 5. inflight -= lsn
+ *     │ 4. await the keys' turn, engine.apply(mutations, lsn): visible only now, after it is durable
+ *     └ 5. complete the tickets; inflight -= lsn
  * </pre>
  *
  * <p>The apply watermark ({@link #appliedLsn()}) is the highest LSN at or below which every record is
@@ -56,24 +57,49 @@ public final class WritePipeline {
   }
 
   /**
-   * Logs and applies {@code mutations} to {@code table}. REQUIRES: the caller holds the key stripes
-   * of every key in {@code mutations}.
+   * A write that has its LSN and its key tickets, not yet durable or applied. Thread safety:
+   * confined to the writing thread.
    */
-  void write(StoreTable table, List<Mutation> mutations) {
-    checkWritable();
-    if (!table.durable()) {
-      try {
-        applyTo(table, mutations, 0);
-      } catch (IOException e) {
-        throw new StorageIOException("table " + table.qualifiedName() + ": write", e);
-      }
-      return;
+  static final class PendingWrite {
+    final StoreTable table;
+    final List<Mutation> mutations;
+    final KeySequencer sequencer;
+    final int[] stripes;
+    final long[] tickets;
+    final long lsn;
+
+    PendingWrite(StoreTable table, List<Mutation> mutations, KeySequencer sequencer, int[] stripes, long[] tickets, long lsn) {
+      this.table = table;
+      this.mutations = mutations;
+      this.sequencer = sequencer;
+      this.stripes = stripes;
+      this.tickets = tickets;
+      this.lsn = lsn;
     }
+  }
+
+  /** Applies a write of a table that is not durable (no log). REQUIRES: the stripes of its keys. */
+  void applyUnlogged(StoreTable table, List<Mutation> mutations) {
+    checkWritable();
+    try {
+      applyTo(table, mutations, 0);
+    } catch (IOException e) {
+      throw new StorageIOException("table " + table.qualifiedName() + ": write", e);
+    }
+  }
+
+  /**
+   * Steps 1 of the write: takes the key tickets and the LSN, and queues the log record. REQUIRES:
+   * {@code stripes} (the stripes of every key in {@code mutations}) are locked in {@code sequencer}.
+   * The caller unlocks them and then calls {@link #finish}.
+   */
+  PendingWrite begin(StoreTable table, List<Mutation> mutations, KeySequencer sequencer, int[] stripes) {
+    checkWritable();
+    long[] tickets = sequencer.issue(stripes);
     CommitLog log = this.log;
     long lsn;
     orderLock.lock();
     try {
-      checkWritable();
       lsn = ++lastLsn;
       inflight.add(lsn);
       table.loggedUpTo(lsn);
@@ -81,29 +107,50 @@ public final class WritePipeline {
         log.enqueue(lsn, table.id(), mutations);
       } catch (IOException e) {
         inflight.remove(lsn);
+        sequencer.complete(stripes, tickets);
         throw fail("write-ahead log append failed", e);
       }
     } finally {
       orderLock.unlock();
     }
+    return new PendingWrite(table, mutations, sequencer, stripes, tickets, lsn);
+  }
+
+  /**
+   * Steps 2 to 5: writes and (in sync mode) fsyncs the record, waits for the key's turn, applies,
+   * and lets the next writer of the keys go. Holds no key lock: concurrent writers of the same key
+   * share the fsync.
+   */
+  void finish(PendingWrite w) {
+    boolean applied = false;
     try {
+      CommitLog log = this.log;
       try {
-        log.writeUpTo(lsn);
-        if (table.durabilityMode() == Durability.SYNC) {
-          log.syncUpTo(lsn);
+        log.writeUpTo(w.lsn);
+        if (w.table.durabilityMode() == Durability.SYNC) {
+          log.syncUpTo(w.lsn);
         }
       } catch (WalAppendException e) {
-        throw new StorageIOException("table " + table.qualifiedName() + ": write", e);
+        throw new StorageIOException("table " + w.table.qualifiedName() + ": write", e);
       } catch (IOException e) {
         throw fail("write-ahead log write or sync failed", e);
       }
+      w.sequencer.awaitTurn(w.stripes, w.tickets);
+      applied = true;
       try {
-        applyTo(table, mutations, lsn);
+        applyTo(w.table, w.mutations, w.lsn);
       } catch (IOException e) {
-        throw fail("table " + table.qualifiedName() + ": applying a logged write failed", e);
+        throw fail("table " + w.table.qualifiedName() + ": applying a logged write failed", e);
+      } finally {
+        w.sequencer.complete(w.stripes, w.tickets);
       }
     } finally {
-      inflight.remove(lsn);
+      if (!applied) {
+        // Not logged (or not durable): skip the turn without applying, after the earlier writers.
+        w.sequencer.awaitTurn(w.stripes, w.tickets);
+        w.sequencer.complete(w.stripes, w.tickets);
+      }
+      inflight.remove(w.lsn);
     }
   }
 

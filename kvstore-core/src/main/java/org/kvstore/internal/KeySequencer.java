@@ -1,0 +1,134 @@
+package org.kvstore.internal;
+
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Orders the writes of one table key by key without holding a lock across the log's fsync, so
+ * that concurrent writers of the same key still share one fsync (group commit).
+ *
+ * <p>Keys hash to stripes. A writer locks the stripes of its keys (ascending, so batches cannot
+ * deadlock), takes its LSN and one ticket per stripe, and unlocks. After its record is durable it
+ * waits for its turn on each stripe (every earlier ticket completed), applies, and completes its
+ * tickets. Because tickets are taken while all of a writer's stripes are locked, every two writers
+ * are ordered the same way on every stripe they share, so the waits cannot form a cycle, and each
+ * key's writes reach the engine in LSN order.
+ *
+ * <p>A read-modify-write (or a remove that reports whether the key existed) waits, while holding
+ * the locks, until its stripes are quiescent (every issued ticket completed), so it reads the
+ * latest value and no other writer can slip in before its own ticket.
+ *
+ * <p>Thread safety: thread-safe. A stripe's {@code lock} guards {@code issued}; the stripe's monitor
+ * guards {@code completed}.
+ */
+final class KeySequencer {
+  private static final int STRIPES = 1024;
+  private final Stripe[] stripes = new Stripe[STRIPES];
+
+  /** One stripe. */
+  private static final class Stripe {
+    final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by lock. */
+    long issued;
+    /** Guarded by this. */
+    long completed;
+  }
+
+  KeySequencer() {
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new Stripe();
+    }
+  }
+
+  static int stripe(byte[] key) {
+    int h = Arrays.hashCode(key);
+    h ^= h >>> 16;
+    return h & (STRIPES - 1);
+  }
+
+  /** The distinct stripes of {@code keys}, ascending. */
+  static int[] stripesOf(Collection<byte[]> keys) {
+    int[] s = new int[keys.size()];
+    int n = 0;
+    for (byte[] k : keys) {
+      s[n++] = stripe(k);
+    }
+    Arrays.sort(s);
+    int distinct = 0;
+    for (int i = 0; i < s.length; i++) {
+      if (i == 0 || s[i] != s[i - 1]) {
+        s[distinct++] = s[i];
+      }
+    }
+    return Arrays.copyOf(s, distinct);
+  }
+
+  static int[] stripesOf(byte[] key) {
+    return new int[] {stripe(key)};
+  }
+
+  void lock(int[] s) {
+    for (int i : s) {
+      stripes[i].lock.lock();
+    }
+  }
+
+  void unlock(int[] s) {
+    for (int i = s.length - 1; i >= 0; i--) {
+      stripes[s[i]].lock.unlock();
+    }
+  }
+
+  /** Takes one ticket per stripe. REQUIRES: the stripes are locked. */
+  long[] issue(int[] s) {
+    long[] tickets = new long[s.length];
+    for (int i = 0; i < s.length; i++) {
+      Stripe st = stripes[s[i]];
+      assert st.lock.isHeldByCurrentThread();
+      tickets[i] = ++st.issued;
+    }
+    return tickets;
+  }
+
+  /** Waits until every earlier ticket of these stripes is completed. */
+  void awaitTurn(int[] s, long[] tickets) {
+    for (int i = 0; i < s.length; i++) {
+      Stripe st = stripes[s[i]];
+      long before = tickets[i] - 1;
+      synchronized (st) {
+        boolean interrupted = false;
+        while (st.completed < before) {
+          try {
+            st.wait();
+          } catch (InterruptedException e) {
+            interrupted = true; // the turn must still be taken, or later writers would wait forever
+          }
+        }
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  /** Completes the tickets (applied, or abandoned after a failure), letting the next writers go. */
+  void complete(int[] s, long[] tickets) {
+    for (int i = 0; i < s.length; i++) {
+      Stripe st = stripes[s[i]];
+      synchronized (st) {
+        st.completed = tickets[i];
+        st.notifyAll();
+      }
+    }
+  }
+
+  /** Waits until every issued ticket of these stripes is completed. REQUIRES: the stripes are locked. */
+  void awaitQuiescent(int[] s) {
+    long[] issued = new long[s.length];
+    for (int i = 0; i < s.length; i++) {
+      issued[i] = stripes[s[i]].issued + 1;
+    }
+    awaitTurn(s, issued);
+  }
+}
