@@ -20,8 +20,8 @@ import org.kvstore.wal.WalAppendException;
  *   caller
  *     │ 1. begin (key stripes locked): tickets; orderLock: lsn = ++lastLsn; inflight += lsn;
  *     │    log.enqueue(lsn, record); unlock the stripes
- *     │ 2. log.writeUpTo(lsn)            write(): shared by concurrent writers
- *     │ 3. log.syncUpTo(lsn)             sync mode only: one fsync for the group
+ *     │ 2. log.writeUpTo(lsn)            write(): shared by concurrent writers, or in sync mode
+ *     │ 3. log.syncUpTo(lsn)             write() and fsync in one group round
  *     │ 4. await the keys' turn, engine.apply(mutations, lsn): visible only now, after it is durable
  *     └ 5. complete the tickets; inflight -= lsn
  * </pre>
@@ -126,9 +126,10 @@ public final class WritePipeline {
     try {
       CommitLog log = this.log;
       try {
-        log.writeUpTo(w.lsn);
         if (w.table.durabilityMode() == Durability.SYNC) {
-          log.syncUpTo(w.lsn);
+          log.syncUpTo(w.lsn); // writes and fsyncs, in one group round
+        } else {
+          log.writeUpTo(w.lsn);
         }
       } catch (WalAppendException e) {
         throw new StorageIOException("table " + w.table.qualifiedName() + ": write", e);

@@ -19,10 +19,7 @@ public interface CommitLog extends AutoCloseable {
   /** Returns once every record up to {@code lsn} has been handed to the OS ({@code write()}). */
   void writeUpTo(long lsn) throws IOException;
 
-  /**
-   * Returns once every record up to {@code lsn} is on stable storage (fsync). REQUIRES: {@link
-   * #writeUpTo} of {@code lsn} returned.
-   */
+  /** Returns once every record up to {@code lsn} is written and on stable storage (fsync). */
   void syncUpTo(long lsn) throws IOException;
 
   /** Makes every record written so far durable (one fsync unless nothing new was written). */

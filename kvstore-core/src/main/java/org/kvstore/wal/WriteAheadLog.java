@@ -25,22 +25,25 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *  enqueue   (pipeline order lock)  payload -&gt; pending queue, in LSN order; no I/O
- *  writeUpTo (writeLock)            first waiter drains the whole queue: frame + one write()
- *  syncUpTo  (syncLock)             first waiter fsyncs everything written so far; later waiters
- *                                   that were covered return without a second fsync
+ *  writeUpTo (a leader, writeLock)  one thread drains the whole queue: frame + one write();
+ *                                   the threads it covered wake and return
+ *  syncUpTo  (a leader)             one thread writes everything queued and fsyncs everything
+ *                                   written; the threads it covered wake and return
  * </pre>
+ *
+ * Leaders are chosen by {@link GroupCommitter}, so covered followers never queue on a lock.
  *
  * A write failure that could be undone (the segment was cut back, e.g. on a full disk) fails only the
  * records of that group ({@link WalAppendException}) and the log goes on. Any other failure, above
  * all a failed fsync, is final for this log: it is latched and every later call fails; a fsync is
  * never retried (fsyncgate). Reopening the store recovers from what is on disk.
  *
- * <p>Lock order: syncLock may be held while taking writeLock briefly; writeLock is never held while
- * taking syncLock. Segments retired by a roll stay open until they are deleted, so a concurrent
- * fsync never hits a closed file.
+ * <p>The fsync runs under no lock (the sync leader takes writeLock only to read the current segment
+ * and the written LSN). Segments retired by a roll stay open until they are deleted, so a
+ * concurrent fsync never hits a closed file.
  *
  * <p>Thread safety: thread-safe. {@code writeLock} guards the current writer, the retired list,
- * {@code writtenLsn} and the failed-group list; {@code syncLock} guards {@code syncedLsn}.
+ * {@code writtenLsn} and the failed-group list; {@code syncedLsn} is written by sync leaders only.
  */
 public final class WriteAheadLog implements CommitLog {
   private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
@@ -52,7 +55,8 @@ public final class WriteAheadLog implements CommitLog {
 
   private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final ReentrantLock syncLock = new ReentrantLock();
+  private final GroupCommitter writers = new GroupCommitter();
+  private final GroupCommitter syncers = new GroupCommitter();
 
   /** Guarded by writeLock. */
   private WalWriter writer;
@@ -131,26 +135,39 @@ public final class WriteAheadLog implements CommitLog {
 
   @Override
   public void writeUpTo(long lsn) throws IOException {
-    if (writtenLsn >= lsn && !anyFailedGroup) {
-      checkUsable();
-      return;
+    if (writtenLsn < lsn) {
+      writers.await(lsn, () -> writtenLsn, this::writeRound, this::checkUsable);
     }
+    checkWritten(lsn);
+  }
+
+  /** One {@code write()} of every queued record. Runs as the group's leader only. */
+  private void writeRound() throws IOException {
     writeLock.lock();
     try {
       checkUsable();
-      if (writtenLsn < lsn) {
-        drainLocked();
-      }
-      for (FailedGroup g : failedGroups) {
-        if (lsn >= g.from() && lsn <= g.to()) {
-          throw g.error(); // this writer's record was in the failed group
-        }
-      }
-      if (writtenLsn < lsn) {
-        throw new IllegalStateException("log record " + lsn + " was never enqueued (written up to " + writtenLsn + ")");
-      }
+      drainLocked();
+    } catch (WalAppendException e) {
+      // Recorded as a failed group: each writer in it learns it in checkWritten.
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  /** Throws if the record at {@code lsn} is in a group whose write failed (and was undone). */
+  private void checkWritten(long lsn) throws IOException {
+    checkUsable();
+    if (anyFailedGroup) {
+      writeLock.lock();
+      try {
+        for (FailedGroup g : failedGroups) {
+          if (lsn >= g.from() && lsn <= g.to()) {
+            throw g.error(); // this writer's record was in the failed group
+          }
+        }
+      } finally {
+        writeLock.unlock();
+      }
     }
   }
 
@@ -212,34 +229,38 @@ public final class WriteAheadLog implements CommitLog {
 
   @Override
   public void syncUpTo(long lsn) throws IOException {
-    if (syncedLsn >= lsn) {
-      checkUsable();
-      return;
+    if (syncedLsn < lsn) {
+      syncers.await(lsn, () -> syncedLsn, this::syncRound, this::checkUsable);
     }
-    syncLock.lock();
+    checkWritten(lsn);
+  }
+
+  /**
+   * One round for the sync group's leader: writes every queued record, then one fsync covering all
+   * that is written. One leader both writes and syncs, so a synced writer wakes once, not twice.
+   */
+  private void syncRound() throws IOException {
+    WalWriter w;
+    long target;
+    writeLock.lock();
     try {
       checkUsable();
-      if (syncedLsn >= lsn) {
-        return;
-      }
-      WalWriter w;
-      long target;
-      writeLock.lock();
       try {
-        w = writer;
-        target = writtenLsn;
-      } finally {
-        writeLock.unlock();
+        drainLocked();
+      } catch (WalAppendException e) {
+        // Recorded as a failed group; what was written before it is still synced below.
       }
-      try {
-        w.sync();
-      } catch (IOException e) {
-        throw latch(e);
-      }
-      syncedLsn = target;
+      w = writer;
+      target = writtenLsn;
     } finally {
-      syncLock.unlock();
+      writeLock.unlock();
     }
+    try {
+      w.sync();
+    } catch (IOException e) {
+      throw latch(e);
+    }
+    syncedLsn = target;
   }
 
   @Override
