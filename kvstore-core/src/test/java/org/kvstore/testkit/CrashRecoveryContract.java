@@ -2,9 +2,7 @@ package org.kvstore.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,67 +52,64 @@ public abstract class CrashRecoveryContract {
       String prefix = "c" + cycle;
       Map<String, Integer> acked = new HashMap<>();
       List<String[]> batches = new ArrayList<>();
-      Process child = startWorker(rnd.nextLong(), prefix);
-      Thread reader = new Thread(() -> readAcks(child, acked, batches), "crash-ack-reader");
-      reader.start();
+      Path ackFile = dir.resolve("acks-" + cycle + ".log");
+      Process child = startWorker(rnd.nextLong(), prefix, ackFile);
       long runMillis = 200 + rnd.nextInt(1300);
-      awaitReady(acked, 60_000);
+      awaitReady(child, ackFile, 120_000);
       Thread.sleep(runMillis);
       child.destroyForcibly(); // SIGKILL
       assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      reader.join(30_000);
+      readAcks(ackFile, acked, batches);
       String context = "seed " + seed + " cycle " + cycle + " (reproduce with -Dkvstore.seed=" + seed + ")";
-      synchronized (acked) {
-        acked.remove("READY");
-        verify(oracle, acked, batches, prefix, context);
-        System.out.println(context + ": killed after " + runMillis + " ms, " + acked.size()
-            + " keys acknowledged, " + oracle.size() + " keys verified");
-      }
+      verify(oracle, acked, batches, prefix, context);
+      System.out.println(context + ": killed after " + runMillis + " ms, " + acked.size()
+          + " keys acknowledged, " + oracle.size() + " keys verified");
     }
   }
 
-  private Process startWorker(long seed, String prefix) throws Exception {
+  private Process startWorker(long seed, String prefix, Path ackFile) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        CrashWorker.class.getName(), dir.toString(), engineName(), "sync", Long.toString(seed), prefix));
+        CrashWorker.class.getName(), dir.toString(), engineName(), "sync", Long.toString(seed), prefix,
+        ackFile.toString()));
     tableProperties().forEach((k, v) -> cmd.add(k + "=" + v));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.redirectError(ProcessBuilder.Redirect.appendTo(new File(dir.toFile(), "worker-stderr.log")));
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(dir.toFile(), "worker-stdout.log")));
     return pb.start();
   }
 
-  private static void readAcks(Process child, Map<String, Integer> acked, List<String[]> batches) {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = r.readLine()) != null) {
-        String[] f = line.split(" ");
-        synchronized (acked) {
-          if (f[0].equals("READY")) {
-            acked.put("READY", 1);
-            acked.notifyAll();
-          } else if (f[0].equals("A") && (f.length == 3 || f.length == 5)) {
-            acked.put(f[1], Integer.parseInt(f[2]));
-            if (f.length == 5) {
-              acked.put(f[3], Integer.parseInt(f[4]));
-              batches.add(f);
-            }
+  /** Reads the acknowledgement file of a dead worker; a torn last line counts as in flight. */
+  private static void readAcks(Path ackFile, Map<String, Integer> acked, List<String[]> batches) throws Exception {
+    for (String line : java.nio.file.Files.readAllLines(ackFile, StandardCharsets.UTF_8)) {
+      String[] f = line.split(" ");
+      if (f[0].equals("A") && (f.length == 3 || f.length == 5)) {
+        try {
+          int v1 = Integer.parseInt(f[2]);
+          int v2 = f.length == 5 ? Integer.parseInt(f[4]) : 0;
+          acked.put(f[1], v1);
+          if (f.length == 5) {
+            acked.put(f[3], v2);
+            batches.add(f);
           }
-          // a torn last line (killed mid-print) is ignored: that write counts as in flight
+        } catch (NumberFormatException torn) {
+          // the last line, cut by the kill
         }
       }
-    } catch (Exception e) {
-      // the pipe breaks when the child dies
     }
   }
 
-  private static void awaitReady(Map<String, Integer> acked, long millis) throws InterruptedException {
+  private static void awaitReady(Process child, Path ackFile, long millis) throws Exception {
     long deadline = System.currentTimeMillis() + millis;
-    synchronized (acked) {
-      while (!acked.containsKey("READY") && System.currentTimeMillis() < deadline) {
-        acked.wait(100);
+    while (System.currentTimeMillis() < deadline) {
+      if (java.nio.file.Files.exists(ackFile)
+          && java.nio.file.Files.readString(ackFile, StandardCharsets.UTF_8).startsWith("READY\n")) {
+        return;
       }
-      assertThat(acked).as("the worker opened the store").containsKey("READY");
+      assertThat(child.isAlive()).as("the worker died before opening the store (see worker-stderr.log)").isTrue();
+      Thread.sleep(20);
     }
+    throw new AssertionError("the worker did not open the store within " + millis + " ms");
   }
 
   private void verify(Map<String, Integer> oracle, Map<String, Integer> acked, List<String[]> batches,

@@ -1,8 +1,6 @@
 package org.kvstore.testkit;
 
-import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,11 +15,12 @@ import org.kvstore.WriteBatch;
 /**
  * The child process of the crash test: opens the store, then writes from 8 threads until it is
  * killed. Each thread owns its keys and writes them in increasing versions; after every write
- * returns it prints {@code A <key> <version>} (or {@code A <key> <version> <key2> <version2>} for a
- * batch), so the parent knows what was acknowledged. Values are {@link CrashValues}, some over 32
+ * returns it appends {@code A <key> <version>} (or {@code A <key> <version> <key2> <version2>} for a
+ * batch) to the acknowledgement file with one {@code write()}, so the parent knows what was
+ * acknowledged (a file, not stdout, so that nothing else the JVM prints can tear a line). Values are {@link CrashValues}, some over 32
  * KiB so records span log blocks. Checkpoints run often, so kills also land in them.
  *
- * <p>Arguments: {@code dir engine durability seed prefix [property=value ...]}.
+ * <p>Arguments: {@code dir engine durability seed prefix ackFile [property=value ...]}.
  */
 public final class CrashWorker {
   public static final String DB = "crash";
@@ -37,12 +36,13 @@ public final class CrashWorker {
     Durability durability = Durability.parse(args[2]);
     long seed = Long.parseLong(args[3]);
     String prefix = args[4];
+    Path ackFile = Path.of(args[5]);
     Properties props = new Properties();
-    for (int i = 5; i < args.length; i++) {
+    for (int i = 6; i < args.length; i++) {
       String[] kv = args[i].split("=", 2);
       props.put(kv[0], kv[1]);
     }
-    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+    AckLog out = new AckLog(new FileOutputStream(ackFile.toFile(), true));
     KVStore store = KVStore.open(dir, StoreOptions.builder().durability(durability)
         .checkpointInterval(Duration.ofMillis(300)).build());
     if (!store.listDBs().contains(DB)) {
@@ -52,10 +52,7 @@ public final class CrashWorker {
       store.createTable(DB, TABLE, engine, props);
     }
     Table table = store.table(DB, TABLE);
-    synchronized (out) {
-      out.println("READY");
-      out.flush();
-    }
+    out.println("READY");
     Thread[] threads = new Thread[THREADS];
     for (int t = 0; t < THREADS; t++) {
       int id = t;
@@ -74,18 +71,12 @@ public final class CrashWorker {
             table.write(new WriteBatch().put(key, CrashValues.encode(key, v1, size)).put(key2, CrashValues.encode(key2, v2, 16)));
             versions[j] = v1;
             versions[j2] = v2;
-            synchronized (out) {
-              out.println("A " + key + " " + v1 + " " + key2 + " " + v2);
-              out.flush();
-            }
+            out.println("A " + key + " " + v1 + " " + key2 + " " + v2);
           } else {
             int v = versions[j] + 1;
             table.put(key, CrashValues.encode(key, v, size));
             versions[j] = v;
-            synchronized (out) {
-              out.println("A " + key + " " + v);
-              out.flush();
-            }
+            out.println("A " + key + " " + v);
           }
         }
       }, "crash-writer-" + t);
@@ -93,6 +84,23 @@ public final class CrashWorker {
     }
     for (Thread t : threads) {
       t.join();
+    }
+  }
+
+  /** Appends whole lines, each with one write() on an append-mode file. Thread safety: synchronized. */
+  private static final class AckLog {
+    private final FileOutputStream out;
+
+    AckLog(FileOutputStream out) {
+      this.out = out;
+    }
+
+    synchronized void println(String line) {
+      try {
+        out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
   }
 }
