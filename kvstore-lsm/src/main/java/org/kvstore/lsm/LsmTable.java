@@ -499,6 +499,34 @@ final class LsmTable implements EngineTable {
     return versions.persistedLsn();
   }
 
+  /**
+   * Copies the durable state into {@code targetDirectory}: pins the current version together with
+   * the persisted LSN logged with it, hard-links its SSTables (immutable, and kept on disk by the
+   * pin while flushes and compactions go on), then writes a fresh manifest and CURRENT describing
+   * exactly that version. The copy opens as a table at that persisted LSN; the core replays its log
+   * copy above it. Memtables are not copied: what they hold is above the persisted LSN.
+   */
+  @Override
+  public void backup(Path targetDirectory) throws IOException {
+    checkWritable();
+    VersionSet.Snapshot snap = versions.snapshot();
+    try {
+      fs.createDirectories(targetDirectory);
+      Version v = snap.version();
+      for (int level = 0; level < v.levelCount(); level++) {
+        for (FileMetadata f : v.files(level)) {
+          String name = SstableFormat.fileName(f.fileNum());
+          fs.createLink(targetDirectory.resolve(name), dir.resolve(name));
+        }
+      }
+      VersionSet.writeBackupManifest(fs, targetDirectory, snap);
+      LOG.info("table {}: backed up {} at persistedLsn={} to {}", ctx.tableName(), v, snap.persistedLsn(),
+          targetDirectory);
+    } finally {
+      snap.version().unref();
+    }
+  }
+
   // ---- for the background jobs ----
 
   LsmOptions options() {

@@ -180,44 +180,9 @@ public final class VersionSet implements AutoCloseable {
     long oldNum = manifestFileNum;
     StorageFile old = manifest;
     long num = nextFileNum.getAndIncrement();
-    Path mpath = dir.resolve(ManifestFormat.manifestName(num));
-    fs.delete(mpath); // a leftover of a crash during an earlier roll
-    StorageFile f = fs.open(mpath, FileSystem.OpenMode.CREATE_NEW);
-    try {
-      VersionEdit snap = new VersionEdit().persistedLsn(persistedLsn).lastSeqNum(lastSeqNum);
-      Version v = current;
-      for (int level = 0; level < v.levelCount(); level++) {
-        for (FileMetadata fm : v.files(level)) {
-          snap.addFile(level, fm);
-        }
-      }
-      snap.nextFileNum(nextFileNum.get());
-      byte[] header = ManifestFormat.header();
-      byte[] rec = ManifestFormat.encodeRecord(snap);
-      f.writeFully(ByteBuffer.wrap(header), 0);
-      f.writeFully(ByteBuffer.wrap(rec), header.length);
-      f.sync();
-      manifestOffset = header.length + rec.length;
-    } catch (IOException | RuntimeException e) {
-      f.close();
-      throw e;
-    }
-    Path tmp = dir.resolve(ManifestFormat.CURRENT_TEMP);
-    fs.delete(tmp);
-    try (StorageFile t = fs.open(tmp, FileSystem.OpenMode.CREATE_NEW)) {
-      t.writeFully(ByteBuffer.wrap(ManifestFormat.encodeCurrent(ManifestFormat.manifestName(num))), 0);
-      t.sync();
-    } catch (IOException | RuntimeException e) {
-      f.close();
-      throw e;
-    }
-    try {
-      fs.rename(tmp, dir.resolve(ManifestFormat.CURRENT));
-      fs.syncDirectory(dir);
-    } catch (IOException | RuntimeException e) {
-      f.close();
-      throw e;
-    }
+    VersionEdit snap = snapshotEdit(current, persistedLsn, lastSeqNum, nextFileNum.get());
+    StorageFile f = writeManifest(fs, dir, num, snap);
+    manifestOffset = f.size();
     manifest = f;
     manifestFileNum = num;
     if (old != null) {
@@ -226,6 +191,79 @@ public final class VersionSet implements AutoCloseable {
     if (oldNum > 0 && oldNum != num) {
       fs.delete(dir.resolve(ManifestFormat.manifestName(oldNum)));
     }
+  }
+
+  /** One record holding the whole of {@code v} and the counters. */
+  private static VersionEdit snapshotEdit(Version v, long persistedLsn, long lastSeq, long nextFile) {
+    VersionEdit snap = new VersionEdit().persistedLsn(persistedLsn).lastSeqNum(lastSeq);
+    for (int level = 0; level < v.levelCount(); level++) {
+      for (FileMetadata fm : v.files(level)) {
+        snap.addFile(level, fm);
+      }
+    }
+    return snap.nextFileNum(nextFile);
+  }
+
+  /**
+   * Writes {@code MANIFEST-num} in {@code dir} holding {@code snap} as its one record, syncs it, and
+   * points CURRENT at it (temp file, sync, rename, directory sync).
+   *
+   * @return the new manifest, open for appends after its record
+   */
+  private static StorageFile writeManifest(FileSystem fs, Path dir, long num, VersionEdit snap)
+      throws IOException {
+    Path mpath = dir.resolve(ManifestFormat.manifestName(num));
+    fs.delete(mpath); // a leftover of a crash during an earlier roll
+    StorageFile f = fs.open(mpath, FileSystem.OpenMode.CREATE_NEW);
+    try {
+      byte[] header = ManifestFormat.header();
+      byte[] rec = ManifestFormat.encodeRecord(snap);
+      f.writeFully(ByteBuffer.wrap(header), 0);
+      f.writeFully(ByteBuffer.wrap(rec), header.length);
+      f.sync();
+      Path tmp = dir.resolve(ManifestFormat.CURRENT_TEMP);
+      fs.delete(tmp);
+      try (StorageFile t = fs.open(tmp, FileSystem.OpenMode.CREATE_NEW)) {
+        t.writeFully(ByteBuffer.wrap(ManifestFormat.encodeCurrent(ManifestFormat.manifestName(num))), 0);
+        t.sync();
+      }
+      fs.rename(tmp, dir.resolve(ManifestFormat.CURRENT));
+      fs.syncDirectory(dir);
+      return f;
+    } catch (IOException | RuntimeException e) {
+      f.close();
+      throw e;
+    }
+  }
+
+  /**
+   * A durable state to copy: the current version, pinned (the caller releases it), with the
+   * persisted LSN and counters that were logged with it. Taken under the lock, so the LSN and the
+   * file set belong together.
+   */
+  public record Snapshot(Version version, long persistedLsn, long lastSeqNum, long nextFileNum) {}
+
+  /** Pins the current version with its counters; see {@link Snapshot}. */
+  public Snapshot snapshot() throws IOException {
+    lock.lock();
+    try {
+      if (closed) {
+        throw new IOException("table closed");
+      }
+      return new Snapshot(acquireCurrent(), persistedLsn, lastSeqNum, nextFileNum.get());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Writes into {@code target} a manifest and CURRENT describing exactly {@code snap} (its SSTables
+   * must already be there), so the directory opens as a table at {@code snap.persistedLsn()}.
+   */
+  public static void writeBackupManifest(FileSystem fs, Path target, Snapshot snap) throws IOException {
+    long num = snap.nextFileNum();
+    VersionEdit edit = snapshotEdit(snap.version(), snap.persistedLsn(), snap.lastSeqNum(), num + 1);
+    writeManifest(fs, target, num, edit).close();
   }
 
   /** Allocates a file number for a new SSTable. */
