@@ -5,13 +5,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.zip.CRC32C;
 import org.kvstore.CorruptionException;
 import org.kvstore.Cursor;
+import org.kvstore.engine.memory.MapRangeCursor;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
 import org.kvstore.spi.EngineContext;
@@ -125,33 +125,7 @@ public final class SnapshotTestEngine implements TableEngine {
 
     @Override
     public Cursor newCursor(byte[] from, byte[] to) {
-      Map<byte[], byte[]> range = from == null && to == null ? map
-          : from == null ? map.headMap(to)
-          : to == null ? map.tailMap(from)
-          : Arrays.compareUnsigned(from, to) >= 0 ? Map.of() : map.subMap(from, to);
-      Iterator<Map.Entry<byte[], byte[]>> it = range.entrySet().iterator();
-      return new Cursor() {
-        Map.Entry<byte[], byte[]> e;
-
-        @Override
-        public boolean next() {
-          e = it.hasNext() ? it.next() : null;
-          return e != null;
-        }
-
-        @Override
-        public byte[] key() {
-          return e.getKey().clone();
-        }
-
-        @Override
-        public byte[] value() {
-          return e.getValue().clone();
-        }
-
-        @Override
-        public void close() {}
-      };
+      return MapRangeCursor.over(map, from, to);
     }
 
     @Override

@@ -1,10 +1,8 @@
 package org.kvstore.engine.memory;
 
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.kvstore.Cursor;
@@ -62,41 +60,7 @@ final class MemoryTable implements EngineTable {
 
   @Override
   public Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) {
-    NavigableMap<byte[], byte[]> range;
-    if (fromInclusive == null && toExclusive == null) {
-      range = map;
-    } else if (fromInclusive == null) {
-      range = map.headMap(toExclusive, false);
-    } else if (toExclusive == null) {
-      range = map.tailMap(fromInclusive, true);
-    } else if (Arrays.compareUnsigned(fromInclusive, toExclusive) >= 0) {
-      range = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
-    } else {
-      range = map.subMap(fromInclusive, true, toExclusive, false);
-    }
-    Iterator<Map.Entry<byte[], byte[]>> it = range.entrySet().iterator();
-    return new Cursor() {
-      private Map.Entry<byte[], byte[]> current;
-
-      @Override
-      public boolean next() {
-        current = it.hasNext() ? it.next() : null;
-        return current != null;
-      }
-
-      @Override
-      public byte[] key() {
-        return current.getKey().clone();
-      }
-
-      @Override
-      public byte[] value() {
-        return current.getValue().clone();
-      }
-
-      @Override
-      public void close() {}
-    };
+    return MapRangeCursor.over(map, fromInclusive, toExclusive);
   }
 
   @Override
