@@ -56,14 +56,31 @@ public abstract class EngineContractTest {
     return new Properties();
   }
 
-  /** Store options for the test; the default keeps the store's defaults. */
+  /**
+   * Store options for the test. The kit writes with durability {@code none}: it checks what an
+   * engine stores and returns, not fsyncs (the crash and power-loss contracts check durability), and
+   * 100,000 fsynced writes would dominate the build's time.
+   */
   protected StoreOptions.Builder storeOptions(StoreOptions.Builder builder) {
-    return builder;
+    return builder.durability(org.kvstore.Durability.NONE);
   }
 
   /** Whether the engine keeps data across close and reopen. */
   protected boolean durable() {
     return store.tableInfo(DB, TABLE).durability() != null;
+  }
+
+  @Test
+  void durableEngine_tablesTakeTheStoreDurabilityUnlessTheirPropertySaysOtherwise() {
+    if (!durable()) {
+      return;
+    }
+    assertThat(store.tableInfo(DB, TABLE).durability()).isEqualTo(store.options().durability());
+    Properties p = tableProperties();
+    p.put("durability", "periodic");
+    store.createTable(DB, "periodic", engineName(), p);
+    assertThat(store.tableInfo(DB, "periodic").durability()).isEqualTo(org.kvstore.Durability.PERIODIC);
+    assertThat(store.tableInfo(DB, "periodic").properties()).containsEntry("durability", "periodic");
   }
 
   @BeforeEach
