@@ -26,7 +26,9 @@ import org.kvstore.bplus.page.PageFormat;
  * is p or it is being loaded or evicted (pins == -1); an evicted frame is removed from the map
  * before its {@code pageId} changes; a frame with pins > 0 is never evicted.
  *
- * <p>Locking: the hit path takes no lock (a map lookup and a CAS on the pin count).
+ * <p>Locking: the hit path takes no lock (a map lookup and a CAS on the pin count; the CLOCK bit
+ * is written only when clear, the hit counter is a {@link LongAdder}); {@link #peek} (optimistic
+ * readers) writes no shared memory at all on a hit.
  * {@code clockLock} guards frame allocation, the free-frame list and the hand; no I/O runs under
  * it. Page latches are taken only by callers, after pinning.
  *
@@ -95,6 +97,22 @@ public final class BufferPool {
   }
 
   /**
+   * The frame holding page {@code pageId} if it is resident, for an optimistic read (no pin, no
+   * I/O, no shared write except the CLOCK reference bit when it is clear); null on a miss. The
+   * caller takes a stamp, checks {@link Frame#pageId()} and validates (see {@link Frame}).
+   */
+  public Frame peek(long pageId) {
+    Frame f = byPage.get(pageId);
+    if (f != null) {
+      if (!f.referenced) {
+        f.referenced = true;
+      }
+      hits.increment(); // striped: threads add to their own cells under contention
+    }
+    return f;
+  }
+
+  /**
    * Pins a frame for a page just allocated by {@link PageFile#allocatePage()}, without reading
    * it; the caller latches it exclusively, initializes every byte and marks it dirty.
    */
@@ -111,15 +129,16 @@ public final class BufferPool {
         if (f.tryPin()) {
           if (f.pageId == pageId) {
             if (f.loading) {
-              // Wait for the loader, which holds the exclusive latch while reading.
-              f.latch.readLock().lock();
-              f.latch.readLock().unlock();
+              // Wait for the loader, which holds the write lock while reading.
+              f.latch.unlockRead(f.latch.readLock());
               if (f.pageId != pageId) {
                 f.unpin();
                 continue;
               }
             }
-            f.referenced = true;
+            if (!f.referenced) {
+              f.referenced = true; // only when clear: no shared write on the hot hit path
+            }
             hits.increment();
             return new PinnedPage(f, pageId);
           }
@@ -133,14 +152,14 @@ public final class BufferPool {
         continue;
       }
       Frame nf = obtainFrame();
-      nf.latch.writeLock().lock();
+      long ws = nf.latch.writeLock();
       nf.pageId = pageId;
       nf.loading = true;
       Frame raced = byPage.putIfAbsent(key, nf);
       if (raced != null) {
         nf.pageId = 0;
         nf.loading = false;
-        nf.latch.writeLock().unlock();
+        nf.latch.unlockWrite(ws);
         releaseFrame(nf);
         continue;
       }
@@ -157,14 +176,14 @@ public final class BufferPool {
         byPage.remove(key, nf);
         nf.pageId = 0;
         nf.loading = false;
-        nf.latch.writeLock().unlock();
+        nf.latch.unlockWrite(ws);
         releaseFrame(nf);
         throw e;
       }
       nf.dirty = false;
       nf.referenced = true;
       nf.loading = false;
-      nf.latch.writeLock().unlock();
+      nf.latch.unlockWrite(ws);
       return new PinnedPage(nf, pageId);
     }
   }
@@ -255,12 +274,19 @@ public final class BufferPool {
         gate.exit();
       }
     }
-    long old = f.pageId;
-    if (old != 0) {
-      byPage.remove(old, f);
-      evictions.increment();
+    // The write lock invalidates the stamps of optimistic readers of the old page (pins == -1, so
+    // no one holds the latch and this never waits).
+    long ws = f.latch.writeLock();
+    try {
+      long old = f.pageId;
+      if (old != 0) {
+        byPage.remove(old, f);
+        evictions.increment();
+      }
+      f.pageId = 0;
+    } finally {
+      f.latch.unlockWrite(ws);
     }
-    f.pageId = 0;
     return true;
   }
 
@@ -288,12 +314,12 @@ public final class BufferPool {
       if (f.pageId != pageId) {
         return;
       }
-      f.latch.writeLock().lock();
+      long ws = f.latch.writeLock();
       try {
         Arrays.fill(f.data, 0, PageFormat.PAGE_HEADER_BYTES, (byte) 0);
         f.dirty = false;
       } finally {
-        f.latch.writeLock().unlock();
+        f.latch.unlockWrite(ws);
       }
     } finally {
       f.unpin();
@@ -321,13 +347,13 @@ public final class BufferPool {
       try {
         long id = f.pageId;
         if (f.dirty && id != 0) {
-          f.latch.readLock().lock();
+          long rs = f.latch.readLock();
           try {
             file.writePage(id, f.data);
             f.dirty = false;
             written++;
           } finally {
-            f.latch.readLock().unlock();
+            f.latch.unlockRead(rs);
           }
         }
       } finally {

@@ -1,24 +1,33 @@
 package org.kvstore.bplus.buffer;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * One page-sized slot of the buffer pool.
  *
- * <p>Thread safety: {@code pins} is atomic (-1 while the frame is being evicted or reassigned);
- * the page bytes are guarded by {@code latch} (shared to read, exclusive to change), which only a
- * thread holding a pin may take; {@code pageId}, {@code dirty} and {@code referenced} are volatile.
+ * <p>Readers of the tree use it in two ways (docs/format/bplus.md section 6): pinned and latched
+ * through a {@link PinnedPage}, or optimistically, without a pin and without writing any shared
+ * memory: {@link #tryOptimisticRead()}, check {@link #pageId()}, read {@link #data()}, and trust
+ * what was read only if {@link #validate} then succeeds.
+ *
+ * <p>Thread safety: {@code pins} is atomic (-1 while the frame is being evicted or is free); the
+ * page bytes are guarded by {@code latch}, a {@link StampedLock} (read lock to read, write lock to
+ * change; only a thread holding a pin may take either). Every change of the bytes or of {@code
+ * pageId} happens under the write lock (loading, changing, discarding, and eviction, which takes
+ * the write lock of the frame it unmaps), so a successful {@link #validate} proves that the bytes
+ * read belonged to page {@link #pageId()} at one moment. {@code pageId}, {@code dirty} and {@code
+ * referenced} are volatile.
  */
-final class Frame {
+public final class Frame {
   final int index;
   final byte[] data;
   final AtomicInteger pins = new AtomicInteger();
-  final ReentrantReadWriteLock latch = new ReentrantReadWriteLock();
+  final StampedLock latch = new StampedLock();
   volatile long pageId;
   volatile boolean dirty;
   volatile boolean referenced;
-  /** True while the page is read from disk (the loader holds the exclusive latch). */
+  /** True while the page is read from disk (the loader holds the write lock). */
   volatile boolean loading;
 
   Frame(int index, int pageSize) {
@@ -42,5 +51,28 @@ final class Frame {
   void unpin() {
     int p = pins.decrementAndGet();
     assert p >= 0 : "unbalanced unpin of frame " + index;
+  }
+
+  /**
+   * Starts an optimistic read: a stamp to {@link #validate} afterwards, or 0 while the frame is
+   * being changed (then retry or take the latch).
+   */
+  public long tryOptimisticRead() {
+    return latch.tryOptimisticRead();
+  }
+
+  /** Whether nothing changed the frame since {@code stamp} was taken (a load fence first). */
+  public boolean validate(long stamp) {
+    return latch.validate(stamp);
+  }
+
+  /** The page this frame holds (0 = none); read it after taking the stamp. */
+  public long pageId() {
+    return pageId;
+  }
+
+  /** The page's bytes: under a latch, or optimistically (validate before trusting them). */
+  public byte[] data() {
+    return data;
   }
 }

@@ -21,6 +21,7 @@ public final class PinnedPage implements AutoCloseable {
   private final Frame frame;
   private final long pageId;
   private int latched;
+  private long stamp;
   private boolean closed;
 
   PinnedPage(Frame frame, long pageId) {
@@ -39,14 +40,14 @@ public final class PinnedPage implements AutoCloseable {
 
   public PinnedPage latchShared() {
     assert latched == NONE;
-    frame.latch.readLock().lock();
+    stamp = frame.latch.readLock();
     latched = SHARED;
     return this;
   }
 
   public PinnedPage latchExclusive() {
     assert latched == NONE;
-    frame.latch.writeLock().lock();
+    stamp = frame.latch.writeLock();
     latched = EXCLUSIVE;
     return this;
   }
@@ -58,9 +59,9 @@ public final class PinnedPage implements AutoCloseable {
   /** Releases the latch, keeping the pin. */
   public void unlatch() {
     if (latched == SHARED) {
-      frame.latch.readLock().unlock();
+      frame.latch.unlockRead(stamp);
     } else if (latched == EXCLUSIVE) {
-      frame.latch.writeLock().unlock();
+      frame.latch.unlockWrite(stamp);
     }
     latched = NONE;
   }

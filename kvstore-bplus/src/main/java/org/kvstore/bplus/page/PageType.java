@@ -15,6 +15,8 @@ public enum PageType {
   OVERFLOW(4),
   PAGE_TABLE(5);
 
+  private static final PageType[] BY_CODE = values();
+
   private final int code;
 
   PageType(int code) {
@@ -27,11 +29,7 @@ public enum PageType {
 
   /** The type of {@code code}, or {@code null} when no type has it. */
   public static PageType of(int code) {
-    for (PageType t : values()) {
-      if (t.code == code) {
-        return t;
-      }
-    }
-    return null;
+    // Codes are 0..5 in declaration order (checked by PageFormatTest through round trips).
+    return code >= 0 && code < BY_CODE.length && BY_CODE[code].code == code ? BY_CODE[code] : null;
   }
 }

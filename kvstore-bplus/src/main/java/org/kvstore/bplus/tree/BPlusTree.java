@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.kvstore.CorruptionException;
 import org.kvstore.bplus.buffer.BufferPool;
+import org.kvstore.bplus.buffer.Frame;
 import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.buffer.PinnedPage;
 import org.kvstore.bplus.page.BranchPage;
@@ -20,10 +21,14 @@ import org.kvstore.bplus.page.SlottedPage;
  * deletes, splits, and cursors over the leaf chain.
  *
  * <p>Design (docs/format/bplus.md sections 6 and 7). The root keeps logical page id 1 forever.
- * Readers use shared latch coupling; writers first descend with shared latches and take only the
- * leaf exclusively (optimistic pass), and restart with exclusive latch coupling from the root only
- * when the leaf must split (pessimistic pass), releasing ancestors as soon as a child has room for
- * one more separator. Latches are taken top-down only, so there is no deadlock. Removes never
+ * Readers use optimistic lock coupling: they read resident pages without pinning or latching them
+ * and validate each page's version (its {@link Frame} stamp) after reading it and after taking the
+ * child's, so a get writes no shared memory; they fall back to shared latch coupling when a page is
+ * being changed too often, holds a key or value in an overflow chain, or looks damaged. Writers
+ * descend the same optimistic way to the leaf's parent, pin and latch only the leaf exclusively and
+ * validate the parent afterwards (optimistic pass), and restart with exclusive latch coupling from
+ * the root only when the leaf must split (pessimistic pass), releasing ancestors as soon as a child
+ * has room for one more separator. Latches are taken top-down only, so there is no deadlock. Removes never
  * merge (lazy deletion): pages never leave the tree or the leaf chain, which is what lets cursors
  * follow sibling links without revalidation.
  *
@@ -97,8 +102,185 @@ public final class BPlusTree {
 
   // ---- reads ----
 
+  /** Optimistic attempts before an operation falls back to latch coupling. */
+  private static final int OPTIMISTIC_ATTEMPTS = 16;
+
+  /** Deeper than any tree; bounds a descent over bytes read while they changed. */
+  private static final int MAX_DEPTH = 64;
+
+  private static final int LEAF_CODE = PageType.LEAF.code();
+  private static final int BRANCH_CODE = PageType.BRANCH.code();
+
+  /** The result of an optimistic descent: the node reached and its stamp (not yet validated). */
+  static final class Probe {
+    Frame frame;
+    long stamp;
+    /** Set when retrying cannot help (a consistent page the optimistic path does not handle). */
+    boolean fallback;
+  }
+
+  /**
+   * Descends without pins or latches from the root to the node at {@code level} (or the lowest
+   * node above it, a leaf root) on the path of {@code key} (null: the leftmost path). Each child's
+   * stamp is taken before its parent is validated, so the child was the right one at a moment when
+   * both were consistent. Returns false to retry ({@code probe.fallback} false) or to fall back
+   * (true); on true the caller reads {@code probe.frame} and validates {@code probe.stamp}.
+   */
+  boolean descendOptimistic(byte[] key, int level, Probe probe) throws IOException {
+    probe.fallback = false;
+    long id = ROOT_ID;
+    Frame f = pool.peek(id);
+    if (f == null) {
+      pool.fetch(id).close(); // bring it in, then retry
+      return false;
+    }
+    long s = f.tryOptimisticRead();
+    if (s == 0) {
+      return false;
+    }
+    try {
+      for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        if (f.pageId() != id) {
+          return false; // evicted and reused since the lookup
+        }
+        byte[] d = f.data();
+        int type = d[PageFormat.TYPE_OFFSET];
+        if (type == LEAF_CODE || (type == BRANCH_CODE && SlottedPage.level(d) <= level)) {
+          probe.frame = f;
+          probe.stamp = s;
+          return true;
+        }
+        if (type != BRANCH_CODE) {
+          probe.fallback = f.validate(s); // the latched path reports the damage
+          return false;
+        }
+        int pos = key == null ? 0 : childPosOptimistic(d, key);
+        if (pos < 0) {
+          probe.fallback = f.validate(s); // a key overflow chain decides
+          return false;
+        }
+        long child = BranchPage.childAt(d, pos);
+        Frame c = pool.peek(child);
+        if (c == null) {
+          if (f.validate(s)) {
+            pool.fetch(child).close(); // a miss: load the page, then retry from the root
+          }
+          return false;
+        }
+        long cs = c.tryOptimisticRead();
+        if (cs == 0 || !f.validate(s)) {
+          return false;
+        }
+        f = c;
+        s = cs;
+        id = child;
+      }
+      return false;
+    } catch (RuntimeException e) { // bytes read while a writer changed them, or damage
+      probe.fallback = f.validate(s);
+      return false;
+    }
+  }
+
+  /**
+   * {@link #search} on bytes read optimistically: never follows an overflow chain. Returns
+   * {@link SlottedPage#NEEDS_FULL_KEY} when a key overflow chain would decide; may throw a
+   * {@link RuntimeException} on inconsistent bytes.
+   */
+  static int searchOptimistic(byte[] d, boolean leaf, byte[] key) {
+    int lo = 0;
+    int hi = SlottedPage.count(d) - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      int c = SlottedPage.compareKey(d, SlottedPage.cellOffset(d, mid), leaf, key);
+      if (c == SlottedPage.NEEDS_FULL_KEY) {
+        return SlottedPage.NEEDS_FULL_KEY;
+      }
+      if (c < 0) {
+        lo = mid + 1;
+      } else if (c > 0) {
+        hi = mid - 1;
+      } else {
+        return mid;
+      }
+    }
+    return -(lo + 1);
+  }
+
+  /** {@link #childPos} on bytes read optimistically; -1 when a key overflow chain decides. */
+  private static int childPosOptimistic(byte[] d, byte[] key) {
+    int r = searchOptimistic(d, false, key);
+    if (r == SlottedPage.NEEDS_FULL_KEY) {
+      return -1;
+    }
+    return r >= 0 ? r + 1 : -(r + 1);
+  }
+
+  /**
+   * {@code len} bytes of {@code d} from {@code from}, checking the bounds first (bytes read
+   * optimistically may hold any length).
+   */
+  static byte[] copyChecked(byte[] d, int from, int len) {
+    if (len < 0 || from < 0 || from > d.length - len) {
+      throw new IndexOutOfBoundsException("cell bytes [" + from + ", +" + len + ") off the page");
+    }
+    return Arrays.copyOfRange(d, from, from + len);
+  }
+
+  /** A marker for "fall back to latches" in {@link #getOptimistic}. */
+  private static final byte[] FALL_BACK = new byte[0];
+
+  /** A marker for "retry" in {@link #getOptimistic}. */
+  private static final byte[] RETRY = new byte[0];
+
   /** The value of {@code key}, or null. */
   public byte[] get(byte[] key) throws IOException {
+    Probe probe = new Probe();
+    for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      byte[] v = getOptimistic(key, probe);
+      if (v == FALL_BACK) {
+        break;
+      }
+      if (v != RETRY) {
+        return v;
+      }
+      Thread.onSpinWait();
+    }
+    return getLatched(key);
+  }
+
+  /** One optimistic get: the value, null when absent, {@link #RETRY} or {@link #FALL_BACK}. */
+  private byte[] getOptimistic(byte[] key, Probe probe) throws IOException {
+    if (!descendOptimistic(key, 0, probe)) {
+      return probe.fallback ? FALL_BACK : RETRY;
+    }
+    Frame f = probe.frame;
+    long s = probe.stamp;
+    try {
+      byte[] d = f.data();
+      if (d[PageFormat.TYPE_OFFSET] != LEAF_CODE) {
+        return f.validate(s) ? FALL_BACK : RETRY;
+      }
+      int idx = searchOptimistic(d, true, key);
+      if (idx == SlottedPage.NEEDS_FULL_KEY) {
+        return f.validate(s) ? FALL_BACK : RETRY;
+      }
+      if (idx < 0) {
+        return f.validate(s) ? null : RETRY;
+      }
+      int off = SlottedPage.cellOffset(d, idx);
+      if (LeafPage.isOverflow(d, off)) {
+        return f.validate(s) ? FALL_BACK : RETRY; // chains are read under the leaf's latch
+      }
+      byte[] v = copyChecked(d, LeafPage.valueOffset(d, off), LeafPage.valueLength(d, off));
+      return f.validate(s) ? v : RETRY;
+    } catch (RuntimeException e) {
+      return f.validate(s) ? FALL_BACK : RETRY;
+    }
+  }
+
+  /** {@link #get} with shared latch coupling. */
+  private byte[] getLatched(byte[] key) throws IOException {
     PinnedPage p = descendShared(key);
     try {
       byte[] d = p.data();
@@ -219,8 +401,70 @@ public final class BPlusTree {
     return cell;
   }
 
-  /** Descends with shared latches, the leaf exclusive; returns the leaf. */
+  /**
+   * Returns the leaf for {@code key}, pinned and latched exclusively: descends optimistically to
+   * the leaf's parent, latches the leaf, then validates the parent (so no split moved the key's
+   * range away meanwhile); falls back to {@link #descendForWriteLatched}.
+   */
   private PinnedPage descendForWrite(byte[] key) throws IOException {
+    Probe probe = new Probe();
+    for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      if (!descendOptimistic(key, 1, probe)) {
+        if (probe.fallback) {
+          break;
+        }
+        Thread.onSpinWait();
+        continue;
+      }
+      Frame f = probe.frame;
+      long s = probe.stamp;
+      long child;
+      try {
+        byte[] d = f.data();
+        if (d[PageFormat.TYPE_OFFSET] != BRANCH_CODE || SlottedPage.level(d) != 1) {
+          if (f.validate(s)) {
+            break; // the root is a leaf
+          }
+          continue;
+        }
+        int pos = childPosOptimistic(d, key);
+        if (pos < 0) {
+          if (f.validate(s)) {
+            break;
+          }
+          continue;
+        }
+        child = BranchPage.childAt(d, pos);
+      } catch (RuntimeException e) {
+        if (f.validate(s)) {
+          break;
+        }
+        continue;
+      }
+      if (!f.validate(s)) {
+        continue;
+      }
+      PinnedPage leaf = pool.fetch(child).latchExclusive();
+      if (!f.validate(s)) {
+        leaf.close(); // the parent changed (a split): the key may belong elsewhere now
+        continue;
+      }
+      try {
+        if (checkNode(leaf) != PageType.LEAF) {
+          throw new CorruptionException(
+              file.path(), -1, "page " + child + " is a child of a level-1 branch but not a leaf");
+        }
+      } catch (RuntimeException e) {
+        leaf.close();
+        throw e;
+      }
+      return leaf;
+    }
+    return descendForWriteLatched(key);
+  }
+
+  /** Descends with shared latches, the leaf exclusive; returns the leaf. */
+  private PinnedPage descendForWriteLatched(byte[] key) throws IOException {
     while (true) {
       PinnedPage p = pool.fetch(ROOT_ID).latchShared();
       if (SlottedPage.level(p.data()) == 0) {

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import org.kvstore.CorruptionException;
 import org.kvstore.Cursor;
 import org.kvstore.StorageIOException;
+import org.kvstore.bplus.buffer.Frame;
 import org.kvstore.bplus.buffer.PinnedPage;
 import org.kvstore.bplus.page.LeafPage;
 import org.kvstore.bplus.page.PageFormat;
@@ -13,8 +14,9 @@ import org.kvstore.bplus.page.SlottedPage;
 
 /**
  * A forward cursor over {@code [from, to)} that walks the leaf chain (docs/format/bplus.md section
- * 6). It copies the entries of one leaf under the leaf's shared latch and releases it before
- * returning, so it pins nothing between calls; it resumes at the copied leaf's right sibling and
+ * 6). It copies the entries of one leaf, optimistically (without pin or latch, validating the
+ * leaf's version afterwards) or under the leaf's shared latch when that fails, so it pins nothing
+ * between calls; it resumes at the copied leaf's right sibling and
  * skips keys at or below the last one returned. Because splits only move keys rightwards and
  * pages never leave the chain, each key is returned at most once, in ascending order, with a value
  * it held at some moment during the scan.
@@ -36,6 +38,7 @@ public final class TreeCursor implements Cursor {
   private int pos;
   private byte[] lastKey;
   private long nextLeaf;
+  private long copiedLink;
   private boolean started;
   private boolean done;
   private byte[] currentKey;
@@ -102,16 +105,21 @@ public final class TreeCursor implements Cursor {
   }
 
   private void fill() throws IOException {
-    PinnedPage leaf;
-    if (!started) {
-      started = true;
-      leaf = tree.descendShared(from);
-    } else if (nextLeaf == 0) {
+    if (started && nextLeaf == 0) {
       finish();
       return;
+    }
+    if (fillOptimistic()) {
+      started = true;
+      return;
+    }
+    PinnedPage leaf;
+    if (!started) {
+      leaf = tree.descendShared(from);
     } else {
       leaf = tree.pool().fetch(nextLeaf).latchShared();
     }
+    started = true;
     try (leaf) {
       byte[] d = leaf.data();
       if (PageFormat.type(d) != PageType.LEAF) {
@@ -119,38 +127,128 @@ public final class TreeCursor implements Cursor {
             tree.file().path(), -1, "leaf chain reaches page " + leaf.pageId() + " of type "
                 + PageFormat.type(d));
       }
-      int n = SlottedPage.count(d);
-      int start = 0;
-      byte[] bound = lastKey != null ? lastKey : from;
-      if (bound != null) {
-        int idx = tree.search(d, true, bound);
-        start = idx >= 0 ? (lastKey != null ? idx + 1 : idx) : -(idx + 1);
-      }
-      if (keys.length < n - start) {
-        keys = new byte[n - start][];
-        values = new Object[n - start];
-      }
-      count = 0;
-      pos = 0;
-      for (int i = start; i < n; i++) {
-        int off = SlottedPage.cellOffset(d, i);
-        byte[] k = tree.fullKey(d, off, true);
-        keys[count] = k;
-        if (LeafPage.isOverflow(d, off)) {
-          long skip = LeafPage.isKeyOverflow(d, off) ? k.length : 0;
-          values[count] =
-              new OverflowRef(LeafPage.chainFirst(d, off), LeafPage.chainId(d, off), skip,
-                  LeafPage.valueLength(d, off));
-        } else {
-          values[count] = LeafPage.inlineValue(d, off);
-        }
-        count++;
-        if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
-          break; // later keys are out of range too
-        }
-      }
-      nextLeaf = SlottedPage.link(d);
+      copyLeaf(d, false);
+      nextLeaf = copiedLink;
     }
+  }
+
+  /**
+   * Copies the next leaf without pinning or latching it; false when it must be done under the
+   * latch (the leaf is not resident, changed too often, or holds a key in an overflow chain).
+   */
+  private boolean fillOptimistic() throws IOException {
+    BPlusTree.Probe probe = started ? null : new BPlusTree.Probe();
+    for (int attempt = 0; attempt < 4; attempt++) {
+      Frame f;
+      long s;
+      if (probe != null) {
+        if (!tree.descendOptimistic(from, 0, probe)) {
+          if (probe.fallback) {
+            return false;
+          }
+          continue;
+        }
+        f = probe.frame;
+        s = probe.stamp;
+      } else {
+        f = tree.pool().peek(nextLeaf);
+        if (f == null) {
+          return false;
+        }
+        s = f.tryOptimisticRead();
+        if (s == 0) {
+          Thread.onSpinWait();
+          continue;
+        }
+        if (f.pageId() != nextLeaf) {
+          return false;
+        }
+      }
+      byte[] d = f.data();
+      try {
+        if (d[PageFormat.TYPE_OFFSET] != PageType.LEAF.code()) {
+          if (f.validate(s)) {
+            return false;
+          }
+          continue;
+        }
+        if (!copyLeaf(d, true)) {
+          if (f.validate(s)) {
+            return false;
+          }
+          continue;
+        }
+      } catch (RuntimeException e) {
+        if (f.validate(s)) {
+          return false;
+        }
+        continue;
+      }
+      if (f.validate(s)) {
+        nextLeaf = copiedLink;
+        return true;
+      }
+      count = 0; // discard what was copied from a changing page
+      pos = 0;
+    }
+    return false;
+  }
+
+  /**
+   * Copies the entries at or after the resume point into {@code keys}/{@code values} and the
+   * right sibling into {@code copiedLink} (the caller commits it to {@code nextLeaf}). With {@code optimistic}, the bytes may be changing: bounds are checked, no
+   * overflow chain is read, and false is returned when a key overflow chain is needed.
+   */
+  private boolean copyLeaf(byte[] d, boolean optimistic) throws IOException {
+    int n = SlottedPage.count(d);
+    if (n > d.length / 2) {
+      throw new IndexOutOfBoundsException("leaf count " + n);
+    }
+    int start = 0;
+    byte[] bound = lastKey != null ? lastKey : from;
+    if (bound != null) {
+      int idx = optimistic ? BPlusTree.searchOptimistic(d, true, bound) : tree.search(d, true, bound);
+      if (idx == SlottedPage.NEEDS_FULL_KEY) {
+        return false;
+      }
+      start = idx >= 0 ? (lastKey != null ? idx + 1 : idx) : -(idx + 1);
+    }
+    if (keys.length < n - start) {
+      keys = new byte[n - start][];
+      values = new Object[n - start];
+    }
+    int c = 0;
+    for (int i = start; i < n; i++) {
+      int off = SlottedPage.cellOffset(d, i);
+      byte[] k;
+      if (LeafPage.isKeyOverflow(d, off)) {
+        if (optimistic) {
+          return false;
+        }
+        k = tree.fullKey(d, off, true);
+      } else {
+        k = BPlusTree.copyChecked(
+            d, SlottedPage.keyOffset(d, off, true), SlottedPage.keyLength(d, off));
+      }
+      keys[c] = k;
+      if (LeafPage.isOverflow(d, off)) {
+        long skip = LeafPage.isKeyOverflow(d, off) ? k.length : 0;
+        values[c] =
+            new OverflowRef(LeafPage.chainFirst(d, off), LeafPage.chainId(d, off), skip,
+                LeafPage.valueLength(d, off));
+      } else {
+        values[c] =
+            BPlusTree.copyChecked(d, LeafPage.valueOffset(d, off), LeafPage.valueLength(d, off));
+      }
+      c++;
+      if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
+        break; // later keys are out of range too
+      }
+    }
+    count = c;
+    pos = 0;
+    copiedLink = SlottedPage.link(d);
+    return true;
   }
 
   private void finish() {
