@@ -42,7 +42,8 @@ public record LsmOptions(
           "compression of SSTable data blocks");
   public static final PropertySpec<Integer> MAX_OPEN_FILES =
       PropertySpec.ofInt("max.open.files", 1000, 8, 1_000_000,
-          "SSTable file handles kept open (least recently used ones are closed)");
+          "SSTables kept open: file handles, and indexes and bloom filters held in memory (least "
+              + "recently used ones are closed and dropped, and reopened on their next use)");
   public static final PropertySpec<Integer> MAX_IMMUTABLE_MEMTABLES =
       PropertySpec.ofInt("max.immutable.memtables", 1, 1, 64,
           "immutable memtables that may wait for their flush before writes stall");

@@ -160,6 +160,8 @@ final class LsmTable implements EngineTable {
   /** Deletes SSTables no live version contains (called by whoever released the last pin). */
   private void deleteObsolete(List<FileMetadata> dead) {
     for (FileMetadata f : dead) {
+      files.forget(f);
+      f.dropResident();
       files.evict(f.fileNum());
       cache.evictFile(f.fileNum());
       try {
@@ -597,6 +599,7 @@ final class LsmTable implements EngineTable {
       d.put("block.cache.bytes", cache.usedBytes());
       d.put("block.cache.hit.rate.permille", total == 0 ? 0 : hits * 1000 / total);
       d.put("open.files", (long) files.openCount());
+      d.put("resident.readers", (long) files.residentCount());
       long indexBytes = 0;
       for (int level = 0; level < v.levelCount(); level++) {
         for (FileMetadata f : v.files(level)) {

@@ -11,10 +11,14 @@ import org.kvstore.lsm.sstable.SstableReader;
  * One live SSTable as the manifest records it: number, size, key range, sequence range, entry
  * count; plus, at run time, how many {@link Version}s contain it and its lazily opened reader.
  *
+ * <p>The reader (index and filter in memory) is admitted to {@link OpenFiles}, which drops it again
+ * when more than {@code max.open.files} readers are resident; the next use then reopens it.
+ *
  * <p>Thread safety: the recorded fields are immutable; {@code refs} is atomic; the reader is opened
- * once under this object's monitor and published through a volatile field.
+ * under this object's monitor and published through a volatile field; a reader that is dropped
+ * stays usable by threads that already hold it.
  */
-public final class FileMetadata {
+public final class FileMetadata implements OpenFiles.Resident {
   private final long fileNum;
   private final long fileSize;
   private final long entries;
@@ -25,6 +29,7 @@ public final class FileMetadata {
   /** How many versions contain this file; the file is obsolete at 0. */
   final AtomicInteger refs = new AtomicInteger();
   private volatile SstableReader reader;
+  private volatile long lastUse;
 
   public FileMetadata(
       long fileNum, long fileSize, long entries, byte[] smallest, byte[] largest, long smallestSeq,
@@ -79,19 +84,36 @@ public final class FileMetadata {
         && (lo == null || Arrays.compareUnsigned(largest, lo) >= 0);
   }
 
-  /** The reader, opened on first use. */
+  /** The reader, opened (index and filter read) when it is not resident. */
   public SstableReader reader(OpenFiles files, BlockCache cache) throws IOException {
     SstableReader r = reader;
-    if (r == null) {
-      synchronized (this) {
-        r = reader;
-        if (r == null) {
-          r = SstableReader.open(fileNum, files, cache);
-          reader = r;
-        }
+    if (r != null) {
+      long e = files.epoch();
+      if (lastUse != e) {
+        lastUse = e;
+      }
+      return r;
+    }
+    synchronized (this) {
+      r = reader;
+      if (r == null) {
+        r = SstableReader.open(fileNum, files, cache);
+        lastUse = files.epoch();
+        reader = r;
+        files.admit(this);
       }
     }
     return r;
+  }
+
+  @Override
+  public long lastUse() {
+    return lastUse;
+  }
+
+  @Override
+  public void dropResident() {
+    reader = null;
   }
 
   /** The reader if it is open, else {@code null}. */
