@@ -561,6 +561,23 @@ final class LsmTable implements EngineTable {
 
   // ---- statistics and life cycle ----
 
+  /**
+   * The table's statistics.
+   *
+   * <p>Survive a reopen, because they are computed from the persisted file set (the manifest
+   * records each SSTable's size and entry count): the entry estimate (entries of all SSTables,
+   * tombstones and shadowed versions included, plus the memtables' entries), the bytes on disk of
+   * the SSTables, {@code level.N.files}, {@code level.N.bytes}, {@code space.amplification.x100},
+   * {@code persisted.lsn} and {@code last.seq}. (The manifest part of {@code bytesOnDisk} shrinks at
+   * a reopen, which rewrites the manifest as one snapshot record.)
+   *
+   * <p>Counted since this open, reset to 0 by a reopen: {@code bytes.user.written},
+   * {@code bytes.flushed}, {@code bytes.compaction.read}, {@code bytes.compaction.written},
+   * {@code write.amplification.x100} (from those), {@code flushes}, {@code compactions},
+   * {@code write.stalls}, {@code write.stall.millis}, and the block cache's hit rate. Gauges of the
+   * moment: {@code memtable.bytes}, {@code immutable.memtables}, {@code block.cache.bytes},
+   * {@code open.files}, {@code resident.readers}, {@code index.filter.bytes}.
+   */
   @Override
   public EngineStats stats() {
     SuperVersion s = acquire();
