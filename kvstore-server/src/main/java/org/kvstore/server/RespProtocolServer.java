@@ -18,6 +18,7 @@ import org.kvstore.server.resp.RespCommandHandler;
 import org.kvstore.server.resp.RespDecoder;
 import org.kvstore.server.resp.RespSession;
 import org.kvstore.server.resp.RespSessionFactory;
+import org.kvstore.server.resp.WriteCoalescer;
 
 /**
  * The Redis-protocol front end: a Netty server whose pipeline per connection is
@@ -37,6 +38,7 @@ final class RespProtocolServer implements ProtocolServer {
   private final int port;
   private final RespSessionFactory sessions;
   private final Executor workers;
+  private final WriteCoalescer.PerLoop coalescers;
   private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
   private Channel serverChannel;
 
@@ -47,6 +49,7 @@ final class RespProtocolServer implements ProtocolServer {
     this.port = port;
     this.sessions = sessions;
     this.workers = workers;
+    this.coalescers = new WriteCoalescer.PerLoop(workers);
   }
 
   @Override
@@ -78,7 +81,7 @@ final class RespProtocolServer implements ProtocolServer {
             connections.add(ch);
             ch.pipeline().addLast("resp-decoder",
                 new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated));
-            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers));
+            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers));
           }
         });
     try {

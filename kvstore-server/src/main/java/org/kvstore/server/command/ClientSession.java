@@ -7,6 +7,7 @@ import org.kvstore.Table;
 import org.kvstore.server.resp.RespMessage;
 import org.kvstore.server.resp.RespRequest;
 import org.kvstore.server.resp.RespSession;
+import org.kvstore.server.resp.WriteTarget;
 
 /**
  * The state of one client connection: protocol version, authentication, name and library
@@ -35,6 +36,8 @@ public final class ClientSession implements RespSession {
   private volatile String database = Keyspace.DEFAULT_DB;
   private volatile String tableName = "0";
   private volatile Table table;
+  /** The grouped-SET target of {@code table}, or null; event-loop confined. */
+  private TableSetWriter setWriter;
   private boolean closeRequested;
 
   ClientSession(CommandExecutor executor, long id, SocketAddress remote, SocketAddress local, boolean authenticated) {
@@ -72,6 +75,11 @@ public final class ClientSession implements RespSession {
   @Override
   public boolean batchable(RespRequest first, RespRequest next) {
     return executor.batchable(this, first, next);
+  }
+
+  @Override
+  public WriteTarget writeTarget(RespRequest request) {
+    return executor.writeTarget(this, request);
   }
 
   @Override
@@ -197,6 +205,24 @@ public final class ClientSession implements RespSession {
       table = t;
     }
     return t;
+  }
+
+  /** The grouped-SET writer of the cached table, or null. Called on the event loop only. */
+  TableSetWriter setWriter() {
+    TableSetWriter w = setWriter;
+    Table t = table;
+    if (w != null && (w.table() != t || w.dropped())) {
+      if (w.dropped() && t == w.table()) {
+        table = null;
+      }
+      setWriter = null;
+      w = null;
+    }
+    return w;
+  }
+
+  void setWriter(TableSetWriter w) {
+    setWriter = w;
   }
 
   /** The cached table handle, or null (no lookup). */

@@ -15,6 +15,7 @@ import org.kvstore.server.resp.RespMessage;
 import org.kvstore.server.resp.RespRequest;
 import org.kvstore.server.resp.RespSession;
 import org.kvstore.server.resp.RespSessionFactory;
+import org.kvstore.server.resp.WriteTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,6 +112,29 @@ public final class CommandExecutor implements RespSessionFactory {
       return t == null || keyspace.syncWrites(t);
     }
     return false;
+  }
+
+  /**
+   * The coalescing target of a plain {@code SET key value} of an authenticated connection whose table
+   * is already resolved, or null (the request then runs on its own). Each connection caches its writer;
+   * writers of the same table are equal, so the SETs of all connections in one loop turn form one group.
+   */
+  WriteTarget writeTarget(ClientSession session, RespRequest request) {
+    if (!isPlainSet(request) || !session.authenticated()) {
+      return null;
+    }
+    TableSetWriter w = session.setWriter();
+    if (w == null) {
+      Table t = session.cachedTable();
+      if (t == null) {
+        return null;
+      }
+      w = new TableSetWriter(t, keyspace.syncWrites(t));
+      session.setWriter(w);
+    }
+    clients.commandProcessed(1);
+    session.touched("set");
+    return w;
   }
 
   /** Runs one request; never throws. */

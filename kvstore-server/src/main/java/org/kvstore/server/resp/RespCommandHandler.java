@@ -19,15 +19,17 @@ import org.slf4j.LoggerFactory;
  * Runs the requests of one connection in order and writes their replies in order.
  *
  * <pre>
- *  RespDecoder ──▶ channelRead ──▶ pending (FIFO) ──▶ drain ──┬─ quick request: execute on the event loop
+ *  RespDecoder ──▶ channelRead ──▶ pending (FIFO) ──▶ drain ──┬─ plain SET: this event loop's WriteCoalescer
+ *                                                              │  (one batch per table per loop turn)
+ *                                                              ├─ quick request: execute on the event loop
  *                                                              └─ may block: one task on the worker pool;
  *                                                                 its reply comes back to the event loop,
  *                                                                 then draining continues
  * </pre>
  *
- * <p>At most one request of a connection executes at any time, so replies are never reordered even
- * though some run on workers (pipelining, W15). A run of consecutive requests the session can batch
- * (plain {@code SET}s with sync durability) goes to the worker as one task.
+ * <p>At most one request (or one run of SETs) of a connection is outstanding at any time, so replies
+ * are never reordered even though some run on workers or in a coalesced group (pipelining, W15).
+ * A run of consecutive requests the session can batch (plain {@code SET}s) goes as one unit.
  *
  * <p>Back-pressure: draining pauses while the channel is not writable (the client does not read
  * its replies), and reading pauses while the channel is not writable or the queue holds more than
@@ -46,6 +48,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   private final RespSession session;
   private final Executor workers;
+  private final WriteCoalescer.PerLoop coalescers;
+  /** This connection's event loop's coalescer, resolved on first use. */
+  private WriteCoalescer coalescer;
   private final ArrayDeque<Object> pending = new ArrayDeque<>();
   private long pendingBytes;
   /** A worker is executing a request of this connection. */
@@ -56,9 +61,10 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private ByteBuf out;
   static final int OUT_CHUNK = 64 * 1024;
 
-  public RespCommandHandler(RespSession session, Executor workers) {
+  public RespCommandHandler(RespSession session, Executor workers, WriteCoalescer.PerLoop coalescers) {
     this.session = session;
     this.workers = workers;
+    this.coalescers = coalescers;
   }
 
   @Override
@@ -135,6 +141,11 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         break;
       }
       RespRequest request = (RespRequest) next;
+      WriteTarget target = session.writeTarget(request);
+      if (target != null) {
+        coalesce(ctx, request, target);
+        break;
+      }
       if (!session.mayBlock(request)) {
         reply(ctx, execute(request));
         continue;
@@ -156,6 +167,38 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     updateAutoRead(ctx);
   }
 
+  /**
+   * Hands {@code request} and the requests after it with the same target to this event loop's
+   * coalescer; the connection stays busy until their replies come back through {@link #completed}.
+   */
+  private void coalesce(ChannelHandlerContext ctx, RespRequest request, WriteTarget target) {
+    List<RespRequest> run = new ArrayList<>();
+    run.add(request);
+    long bytes = bytesOf(request);
+    while (run.size() < MAX_BATCH
+        && pending.peek() instanceof RespRequest more
+        && target.equals(session.writeTarget(more))) {
+      pending.poll();
+      long b = bytesOf(more);
+      pendingBytes -= b;
+      bytes += b;
+      run.add(more);
+    }
+    busy = true;
+    if (coalescer == null) {
+      coalescer = coalescers.of(ctx.channel().eventLoop());
+    }
+    coalescer.add(target, this, ctx, run, bytes);
+  }
+
+  /** The worker pool refused a coalesced write (shutdown): answer and close. */
+  void rejected(ChannelHandlerContext ctx) {
+    busy = false;
+    closing = true;
+    write(ctx, new RespMessage.ErrorReply("ERR server is shutting down"));
+    closeAfterReplies(ctx);
+  }
+
   private void submit(ChannelHandlerContext ctx, RespRequest request, List<RespRequest> batch) {
     busy = true;
     try {
@@ -169,14 +212,12 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         ctx.executor().execute(() -> completed(ctx, replies));
       });
     } catch (RejectedExecutionException e) {
-      busy = false;
-      closing = true;
-      write(ctx, new RespMessage.ErrorReply("ERR server is shutting down"));
-      closeAfterReplies(ctx);
+      rejected(ctx);
     }
   }
 
-  private void completed(ChannelHandlerContext ctx, List<RespMessage> replies) {
+  /** Replies of this connection's requests that ran elsewhere; continues with the next requests. */
+  void completed(ChannelHandlerContext ctx, List<RespMessage> replies) {
     busy = false;
     if (!ctx.channel().isActive()) {
       return;

@@ -38,6 +38,15 @@ public interface RespSession {
     return false;
   }
 
+  /**
+   * Where {@code request} may be written together with other connections' writes in one batch (a
+   * plain {@code SET k v} to an already resolved table), or null when it must run on its own. The
+   * default never groups.
+   */
+  default WriteTarget writeTarget(RespRequest request) {
+    return null;
+  }
+
   /** 2 or 3: the protocol replies are encoded in. */
   int protocolVersion();
 
