@@ -23,12 +23,22 @@ public final class Block {
    *     and offset)
    */
   public Block(byte[] data) {
-    if (data.length < 4) {
-      throw new IllegalArgumentException("block of " + data.length + " bytes is too short");
+    this(data, data.length);
+  }
+
+  /**
+   * Wraps the block contents {@code data[0, length)} (the array may be longer, for example a reused
+   * read buffer; it must not change while the block is in use).
+   *
+   * @throws IllegalArgumentException when the restart array does not fit
+   */
+  public Block(byte[] data, int length) {
+    if (length < 4 || length > data.length) {
+      throw new IllegalArgumentException("block of " + length + " bytes is too short");
     }
     this.data = data;
-    this.numRestarts = VarInts.getIntLE(data, data.length - 4);
-    long ro = (long) data.length - 4 - 4L * numRestarts;
+    this.numRestarts = VarInts.getIntLE(data, length - 4);
+    long ro = (long) length - 4 - 4L * numRestarts;
     if (numRestarts < 1 || ro < 0) {
       throw new IllegalArgumentException("bad restart count " + numRestarts);
     }

@@ -2,9 +2,6 @@ package org.kvstore.lsm.sstable;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
 
@@ -19,17 +16,123 @@ import org.kvstore.io.StorageFile;
  * epoch, and a resident stamps the current epoch on use (a plain volatile write, skipped when the
  * stamp is already current); the victim is the resident with the oldest stamp.
  *
- * <p>Thread safety: thread-safe; one monitor guards the maps and the counts. Opening a file happens
- * under it (a short metadata operation); reads never do.
+ * <p>Thread safety: thread-safe. Acquiring an open handle is lock-free (a concurrent map lookup and
+ * a reference-count CAS), so reads of many threads do not meet on a lock; opening a file, evicting
+ * and admitting take this object's monitor (opening a file is a short metadata operation).
  */
 public final class OpenFiles implements AutoCloseable {
   private final FileSystem fs;
   private final Path dir;
   private final int maxOpen;
-  private final LinkedHashMap<Long, Handle> handles = new LinkedHashMap<>(64, 0.75f, true);
+  /** Open handles; reads look up without a lock, opens and evictions change it under the monitor. */
+  private final java.util.concurrent.ConcurrentHashMap<Long, Handle> handles =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.Set<Resident> residents = new java.util.HashSet<>();
   private volatile long epoch;
-  private boolean closed;
+  private volatile boolean closed;
+
+  public OpenFiles(FileSystem fs, Path dir, int maxOpen) {
+    this.fs = fs;
+    this.dir = dir;
+    this.maxOpen = Math.max(1, maxOpen);
+  }
+
+  /**
+   * A file handle with its reference count: one reference for being in the map, one per reader
+   * holding it; the file is closed when the count reaches 0, and cannot be acquired after that.
+   * Release it with {@link OpenFiles#release}.
+   */
+  public static final class Handle {
+    final long fileNum;
+    public final StorageFile file;
+    private final java.util.concurrent.atomic.AtomicInteger refs = new java.util.concurrent.atomic.AtomicInteger(1);
+    private volatile long lastUse;
+
+    Handle(long fileNum, StorageFile file) {
+      this.fileNum = fileNum;
+      this.file = file;
+    }
+
+    boolean tryRef() {
+      for (;;) {
+        int n = refs.get();
+        if (n <= 0) {
+          return false;
+        }
+        if (refs.compareAndSet(n, n + 1)) {
+          return true;
+        }
+      }
+    }
+
+    void unref() {
+      if (refs.decrementAndGet() == 0) {
+        closeQuietly(this);
+      }
+    }
+  }
+
+  public Path path(long fileNum) {
+    return dir.resolve(SstableFormat.fileName(fileNum));
+  }
+
+  /** The open handle of {@code fileNum}, opening the file when needed; lock-free when it is open. */
+  public Handle acquire(long fileNum) throws IOException {
+    Handle h = handles.get(fileNum);
+    if (h != null && h.tryRef()) {
+      long e = epoch;
+      if (h.lastUse != e) {
+        h.lastUse = e;
+      }
+      return h;
+    }
+    return acquireSlow(fileNum);
+  }
+
+  private synchronized Handle acquireSlow(long fileNum) throws IOException {
+    if (closed) {
+      throw new IOException("table closed: cannot open " + path(fileNum));
+    }
+    Handle h = handles.get(fileNum);
+    if (h != null && h.tryRef()) {
+      return h;
+    }
+    h = new Handle(fileNum, fs.open(path(fileNum), FileSystem.OpenMode.READ));
+    epoch++;
+    h.lastUse = epoch;
+    h.refs.incrementAndGet(); // the caller's reference
+    handles.put(fileNum, h);
+    trimLocked(h);
+    return h;
+  }
+
+  public void release(Handle h) {
+    h.unref();
+  }
+
+  /** Closes the handle of {@code fileNum} once idle (a deleted file, or a dropped reader). */
+  public synchronized void evict(long fileNum) {
+    Handle h = handles.remove(fileNum);
+    if (h != null) {
+      h.unref();
+    }
+  }
+
+  private void trimLocked(Handle keep) {
+    while (handles.size() > maxOpen) {
+      Handle victim = null;
+      for (Handle x : handles.values()) {
+        if (x != keep && (victim == null || x.lastUse < victim.lastUse)) {
+          victim = x;
+        }
+      }
+      if (victim == null) {
+        return;
+      }
+      handles.remove(victim.fileNum);
+      victim.unref();
+    }
+  }
 
   /** An SSTable whose index and filter are held in memory until {@link #dropResident()}. */
   public interface Resident {
@@ -40,61 +143,6 @@ public final class OpenFiles implements AutoCloseable {
 
     /** Releases the in-memory index and filter; a later use reopens them. */
     void dropResident();
-  }
-
-  public OpenFiles(FileSystem fs, Path dir, int maxOpen) {
-    this.fs = fs;
-    this.dir = dir;
-    this.maxOpen = Math.max(1, maxOpen);
-  }
-
-  /** A file handle with its reference count. Release it with {@link OpenFiles#release}. */
-  public static final class Handle {
-    final long fileNum;
-    public final StorageFile file;
-    int refs;
-    boolean evicted;
-
-    Handle(long fileNum, StorageFile file) {
-      this.fileNum = fileNum;
-      this.file = file;
-    }
-  }
-
-  public Path path(long fileNum) {
-    return dir.resolve(SstableFormat.fileName(fileNum));
-  }
-
-  public synchronized Handle acquire(long fileNum) throws IOException {
-    if (closed) {
-      throw new IOException("table closed: cannot open " + path(fileNum));
-    }
-    Handle h = handles.get(fileNum);
-    if (h == null) {
-      h = new Handle(fileNum, fs.open(path(fileNum), FileSystem.OpenMode.READ));
-      handles.put(fileNum, h);
-      trimLocked();
-    }
-    h.refs++;
-    return h;
-  }
-
-  public synchronized void release(Handle h) {
-    h.refs--;
-    if (h.refs == 0 && h.evicted) {
-      closeQuietly(h);
-    }
-  }
-
-  /** Closes the handle of a deleted file once idle. */
-  public synchronized void evict(long fileNum) {
-    Handle h = handles.remove(fileNum);
-    if (h != null) {
-      h.evicted = true;
-      if (h.refs == 0) {
-        closeQuietly(h);
-      }
-    }
   }
 
   /** The current epoch, to stamp on a resident's use. */
@@ -132,20 +180,8 @@ public final class OpenFiles implements AutoCloseable {
     return residents.size();
   }
 
-  public synchronized int openCount() {
+  public int openCount() {
     return handles.size();
-  }
-
-  private void trimLocked() {
-    Iterator<Map.Entry<Long, Handle>> it = handles.entrySet().iterator();
-    while (handles.size() > maxOpen && it.hasNext()) {
-      Handle h = it.next().getValue();
-      it.remove();
-      h.evicted = true;
-      if (h.refs == 0) {
-        closeQuietly(h);
-      }
-    }
   }
 
   private static void closeQuietly(Handle h) {
@@ -160,10 +196,7 @@ public final class OpenFiles implements AutoCloseable {
   public synchronized void close() {
     closed = true;
     for (Handle h : handles.values()) {
-      h.evicted = true;
-      if (h.refs == 0) {
-        closeQuietly(h);
-      }
+      h.unref();
     }
     handles.clear();
     residents.clear();

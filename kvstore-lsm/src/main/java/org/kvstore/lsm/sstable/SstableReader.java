@@ -204,7 +204,7 @@ public final class SstableReader {
     if (i == indexKeys.length) {
       return null;
     }
-    Block.Iter it = readBlock(i, true, null).iterator();
+    Block.Iter it = readBlockForGet(i).iterator();
     try {
       it.seek(target, target.length);
     } catch (IllegalArgumentException e) {
@@ -233,6 +233,67 @@ public final class SstableReader {
     int len;
   }
 
+  /** Per-thread read buffer of point lookups: a block not admitted to the cache is read into it. */
+  private static final ThreadLocal<byte[][]> GET_BUFFER = ThreadLocal.withInitial(() -> new byte[1][]);
+
+  /**
+   * The block for a point lookup, used only until the lookup returns: from the cache; or read into
+   * this thread's reusable buffer, and copied into the cache only when the cache admits it (see
+   * {@link BlockCache#admit}), so a stream of misses over a table much larger than the cache
+   * neither allocates a block per read nor churns the cache.
+   */
+  private Block readBlockForGet(int i) throws IOException {
+    long offset = blockOffsets[i];
+    Block b = cache.get(fileNum, offset);
+    if (b != null) {
+      return b;
+    }
+    int size = blockSizes[i];
+    int total = size + SstableFormat.BLOCK_TRAILER_BYTES;
+    byte[][] holder = GET_BUFFER.get();
+    byte[] buf = holder[0];
+    if (buf == null || buf.length < total) {
+      buf = new byte[Math.max(total, 16 << 10)];
+      holder[0] = buf;
+    }
+    readAt(buf, total, offset);
+    verifyStored(path, offset, buf, 0, size);
+    byte[] raw;
+    int len;
+    if ((buf[size] & 0xFF) == SstableFormat.COMPRESSION_NONE) {
+      raw = buf;
+      len = size;
+    } else {
+      raw = decodeStored(path, offset, buf, 0, size);
+      len = raw.length;
+    }
+    boolean admit = cache.admit(fileNum, offset);
+    if (admit && raw == buf) {
+      raw = java.util.Arrays.copyOf(buf, len);
+    }
+    try {
+      b = new Block(raw, len);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptionException(path, offset, "bad data block: " + e.getMessage());
+    }
+    if (admit) {
+      cache.put(fileNum, offset, b);
+    }
+    return b;
+  }
+
+  /** Checks the CRC of stored contents at {@code buf[off, off+size+5)}. */
+  private static void verifyStored(Path path, long fileOffset, byte[] buf, int off, int size) {
+    int type = buf[off + size] & 0xFF;
+    int expected = VarInts.getIntLE(buf, off + size + 1);
+    int actual = SstableFormat.blockCrc(buf, off, size, type);
+    if (expected != actual) {
+      throw new CorruptionException(
+          path, fileOffset,
+          String.format("block checksum mismatch (stored %08x, computed %08x, %d bytes)", expected, actual, size));
+    }
+  }
+
   private Block readBlock(int i, boolean fillCache, ReadAhead ra) throws IOException {
     long offset = blockOffsets[i];
     Block b = cache.get(fileNum, offset);
@@ -242,6 +303,7 @@ public final class SstableReader {
     int size = blockSizes[i];
     int total = size + SstableFormat.BLOCK_TRAILER_BYTES;
     byte[] raw;
+    int len;
     if (ra != null) {
       if (ra.buf == null || offset < ra.start || offset + total > ra.start + ra.len) {
         int want = (int) Math.min(Math.max(READAHEAD_BYTES, total), fileSize - offset);
@@ -253,17 +315,25 @@ public final class SstableReader {
         ra.len = want;
       }
       raw = decodeStored(path, offset, ra.buf, (int) (offset - ra.start), size);
+      len = raw.length;
     } else {
       byte[] buf = new byte[total];
       readAt(buf, total, offset);
-      raw = decodeStored(path, offset, buf, 0, size);
+      verifyStored(path, offset, buf, 0, size);
+      if ((buf[size] & 0xFF) == SstableFormat.COMPRESSION_NONE) {
+        raw = buf; // the 5-byte trailer stays behind the contents: no copy
+        len = size;
+      } else {
+        raw = decodeStored(path, offset, buf, 0, size);
+        len = raw.length;
+      }
     }
     try {
-      b = new Block(raw);
+      b = new Block(raw, len);
     } catch (IllegalArgumentException e) {
       throw new CorruptionException(path, offset, "bad data block: " + e.getMessage());
     }
-    if (fillCache) {
+    if (fillCache && cache.admit(fileNum, offset)) {
       cache.put(fileNum, offset, b);
     }
     return b;
