@@ -19,6 +19,7 @@ import org.kvstore.StorageIOException;
 import org.kvstore.StoreLockedException;
 import org.kvstore.StoreOptions;
 import org.kvstore.server.command.CommandExecutor;
+import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.ServerSettings;
 import org.slf4j.Logger;
@@ -110,7 +111,10 @@ public final class KVStoreServer implements AutoCloseable {
       transport = new NettyTransport(config.ioThreads());
       RespProtocolServer resp = null;
       if (config.respPort() >= 0) {
-        resp = new RespProtocolServer(transport, config.bind(), config.respPort(), executor, workers);
+        long budget = config.queryBufferBudget() > 0
+            ? config.queryBufferBudget() : Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
+        resp = new RespProtocolServer(transport, config.bind(), config.respPort(), executor, workers,
+            new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L);
         resp.start();
         started.add(resp);
       }
@@ -220,6 +224,11 @@ public final class KVStoreServer implements AutoCloseable {
   }
 
   /** The bound RESP port (the actual one when 0 was configured), or -1 when RESP is off. */
+  /** Bytes of incomplete requests held now by all RESP connections (0 when RESP is off). */
+  long queryBufferBytes() {
+    return resp == null ? 0 : resp.budget().used();
+  }
+
   public int respPort() {
     return resp == null ? -1 : resp.address().getPort();
   }

@@ -14,6 +14,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
+import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.RespCommandHandler;
 import org.kvstore.server.resp.RespDecoder;
 import org.kvstore.server.resp.RespSession;
@@ -39,17 +40,27 @@ final class RespProtocolServer implements ProtocolServer {
   private final RespSessionFactory sessions;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
+  private final QueryBufferBudget budget;
+  private final long readTimeoutMillis;
   private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
   private Channel serverChannel;
 
   RespProtocolServer(
-      NettyTransport transport, String bind, int port, RespSessionFactory sessions, Executor workers) {
+      NettyTransport transport, String bind, int port, RespSessionFactory sessions, Executor workers,
+      QueryBufferBudget budget, long readTimeoutMillis) {
     this.transport = transport;
     this.bind = bind;
     this.port = port;
     this.sessions = sessions;
     this.workers = workers;
     this.coalescers = new WriteCoalescer.PerLoop(workers);
+    this.budget = budget;
+    this.readTimeoutMillis = readTimeoutMillis;
+  }
+
+  /** The budget of incomplete requests' bytes (for tests and INFO). */
+  QueryBufferBudget budget() {
+    return budget;
   }
 
   @Override
@@ -80,7 +91,8 @@ final class RespProtocolServer implements ProtocolServer {
             }
             connections.add(ch);
             ch.pipeline().addLast("resp-decoder",
-                new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated));
+                new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
+                    budget, readTimeoutMillis));
             ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers));
           }
         });

@@ -38,6 +38,9 @@ import org.kvstore.InvalidArgumentException;
  * @param maxClients most simultaneous client connections
  * @param workerThreads threads that run commands which may block (sync writes, scans)
  * @param ioThreads Netty event-loop threads (0: two per core)
+ * @param protoReadTimeoutSeconds a connection whose request stays incomplete this long is closed (0: never)
+ * @param queryBufferBudget bytes of incomplete requests all connections may hold together (0: a
+ *     quarter of the maximum heap)
  *
  * <p>Thread safety: immutable.
  */
@@ -56,13 +59,15 @@ public record ServerConfig(
     int databases,
     int maxClients,
     int workerThreads,
-    int ioThreads) {
+    int ioThreads,
+    int protoReadTimeoutSeconds,
+    long queryBufferBudget) {
 
   /** Every key a configuration file may hold, which is also every flag without its "--". */
   public static final List<String> KEYS = List.of(
       "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
       "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
-      "maxclients", "worker-threads", "io-threads");
+      "maxclients", "worker-threads", "io-threads", "proto-read-timeout", "query-buffer-budget");
 
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
@@ -87,6 +92,9 @@ public record ServerConfig(
     require(workerThreads >= 1 && workerThreads <= 4096, "worker-threads",
         "must be from 1 to 4096, was " + workerThreads);
     require(ioThreads >= 0 && ioThreads <= 1024, "io-threads", "must be from 0 to 1024, was " + ioThreads);
+    require(protoReadTimeoutSeconds >= 0, "proto-read-timeout", "must be >= 0, was " + protoReadTimeoutSeconds);
+    require(queryBufferBudget == 0 || queryBufferBudget >= 1024 * 1024, "query-buffer-budget",
+        "must be 0 or at least 1mb, was " + queryBufferBudget);
     if (password != null && password.isEmpty()) {
       password = null;
     }
@@ -118,7 +126,8 @@ public record ServerConfig(
         + durability + ", password=" + (password == null ? "none" : "***") + ", logLevel=" + logLevel
         + ", protoMaxBulkLen=" + protoMaxBulkLen + ", protoMaxMultibulkLen=" + protoMaxMultibulkLen
         + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
-        + ", ioThreads=" + ioThreads + "]";
+        + ", ioThreads=" + ioThreads + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
+        + ", queryBufferBudget=" + queryBufferBudget + "]";
   }
 
   /**
@@ -178,6 +187,8 @@ public record ServerConfig(
     private int maxClients = 10_000;
     private int workerThreads = 256;
     private int ioThreads;
+    private int protoReadTimeoutSeconds = 60;
+    private long queryBufferBudget;
 
     private Builder() {}
 
@@ -216,6 +227,8 @@ public record ServerConfig(
         case "maxclients" -> maxClients = (int) number(key, v, false);
         case "worker-threads" -> workerThreads = (int) number(key, v, false);
         case "io-threads" -> ioThreads = (int) number(key, v, false);
+        case "proto-read-timeout" -> protoReadTimeoutSeconds = (int) number(key, v, false);
+        case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
         default -> throw new InvalidArgumentException(
             "setting", "unknown key '" + key + "'; known keys: " + String.join(", ", KEYS));
       }
@@ -225,7 +238,8 @@ public record ServerConfig(
     public ServerConfig build() {
       return new ServerConfig(
           dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
-          protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads);
+          protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
+          protoReadTimeoutSeconds, queryBufferBudget);
     }
 
     /** An integer, or with {@code sizes} a byte size with an optional k/kb/m/mb/g/gb suffix (x1024). */

@@ -79,6 +79,12 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = 2 per core (default: 0)")
   private String ioThreads;
 
+  @Option(names = "--proto-read-timeout", paramLabel = "SECONDS", description = "close a connection whose request stays incomplete this long; 0 = never (default: 60)")
+  private String protoReadTimeout;
+
+  @Option(names = "--query-buffer-budget", paramLabel = "BYTES", description = "bytes of incomplete requests all clients may hold together; 0 = a quarter of the heap (default: 0)")
+  private String queryBufferBudget;
+
   private volatile KVStoreServer running;
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -123,6 +129,8 @@ public final class ServerMain implements Callable<Integer> {
     flags.put("maxclients", maxClients);
     flags.put("worker-threads", workerThreads);
     flags.put("io-threads", ioThreads);
+    flags.put("proto-read-timeout", protoReadTimeout);
+    flags.put("query-buffer-budget", queryBufferBudget);
     for (Map.Entry<String, String> e : flags.entrySet()) {
       if (e.getValue() != null) {
         try {

@@ -5,7 +5,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decodes client requests: multibulk frames of bulk strings ({@code *N\r\n$len\r\n<bytes>\r\n...})
@@ -34,6 +38,7 @@ import java.util.function.BooleanSupplier;
  * <p>Thread safety: confined to the channel's event loop (not {@code @Sharable}).
  */
 public final class RespDecoder extends ByteToMessageDecoder {
+  private static final Logger LOG = LoggerFactory.getLogger(RespDecoder.class);
   /** Longest inline command or header line (Redis {@code PROTO_INLINE_MAX_SIZE}). */
   public static final int MAX_LINE_BYTES = 64 * 1024;
   /** Redis' limits for a client that has not authenticated yet. */
@@ -62,6 +67,13 @@ public final class RespDecoder extends ByteToMessageDecoder {
   private int bulkLength;
   private byte[] streamed;
   private int streamedBytes;
+  private final QueryBufferBudget budget;
+  /** Bytes reserved in the budget for {@code args} and {@code streamed}. */
+  private long reserved;
+  private final long readTimeoutNanos;
+  /** When the incomplete request began (System.nanoTime), or -1 when none is incomplete. */
+  private long partialSince = -1;
+  private ScheduledFuture<?> timeoutCheck;
 
   /**
    * @param maxBulkBytes largest bulk string accepted (Redis {@code proto-max-bulk-len})
@@ -70,6 +82,17 @@ public final class RespDecoder extends ByteToMessageDecoder {
    *     set); read before each header
    */
   public RespDecoder(long maxBulkBytes, int maxMultibulk, BooleanSupplier authenticated) {
+    this(maxBulkBytes, maxMultibulk, authenticated, QueryBufferBudget.unlimited(), 0);
+  }
+
+  /**
+   * @param budget the server-wide budget for bytes of incomplete requests
+   * @param readTimeoutMillis a request still incomplete this long after its first byte closes the
+   *     connection (0: never); time while the server itself does not read (back-pressure) is not
+   *     counted against the client
+   */
+  public RespDecoder(long maxBulkBytes, int maxMultibulk, BooleanSupplier authenticated,
+      QueryBufferBudget budget, long readTimeoutMillis) {
     if (maxBulkBytes < 1 || maxBulkBytes > Integer.MAX_VALUE - 16) {
       throw new IllegalArgumentException("maxBulkBytes out of range: " + maxBulkBytes);
     }
@@ -79,6 +102,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
     this.maxBulkBytes = maxBulkBytes;
     this.maxMultibulk = maxMultibulk;
     this.authenticated = authenticated;
+    this.budget = budget;
+    this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
   }
 
   /** The current state, for tests. */
@@ -99,6 +124,66 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    decodeOne(in, out);
+    if (!out.isEmpty() || state == State.DISCARD) {
+      releaseAll();
+      partialSince = -1;
+    }
+    if (readTimeoutNanos > 0 && state != State.DISCARD) {
+      boolean partial = state != State.START || in.isReadable();
+      if (!partial) {
+        partialSince = -1;
+      } else if (partialSince < 0) {
+        partialSince = System.nanoTime();
+        if (timeoutCheck == null) {
+          scheduleCheck(ctx, readTimeoutNanos);
+        }
+      }
+    }
+  }
+
+  private void scheduleCheck(ChannelHandlerContext ctx, long delayNanos) {
+    timeoutCheck = ctx.executor().schedule(() -> checkTimeout(ctx), delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Closes the connection when its request has been incomplete for the read timeout. */
+  private void checkTimeout(ChannelHandlerContext ctx) {
+    timeoutCheck = null;
+    if (partialSince < 0 || !ctx.channel().isActive() || state == State.DISCARD) {
+      return;
+    }
+    if (!ctx.channel().config().isAutoRead()) {
+      partialSince = System.nanoTime(); // we are not reading: not the client's delay
+    }
+    long waited = System.nanoTime() - partialSince;
+    if (waited >= readTimeoutNanos) {
+      LOG.debug("closing {}: request incomplete for {} ms", ctx.channel().remoteAddress(), waited / 1_000_000);
+      state = State.DISCARD;
+      releaseAll();
+      ctx.close();
+      return;
+    }
+    scheduleCheck(ctx, readTimeoutNanos - waited);
+  }
+
+  /** Reserves budget for {@code n} more held bytes; false after failing the connection. */
+  private boolean reserve(long n, ByteBuf in, List<Object> out) {
+    if (!budget.tryReserve(n)) {
+      fail(in, out, "the server's query buffer budget is exhausted (query-buffer-budget)");
+      return false;
+    }
+    reserved += n;
+    return true;
+  }
+
+  private void releaseAll() {
+    if (reserved > 0) {
+      budget.release(reserved);
+      reserved = 0;
+    }
+  }
+
+  private void decodeOne(ByteBuf in, List<Object> out) {
     if (state != State.DISCARD && !authenticated.getAsBoolean()
         && in.readableBytes() > UNAUTHENTICATED_MAX_BUFFER) {
       fail(in, out, "unauthenticated query buffer is too big");
@@ -127,6 +212,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
           if (in.readableBytes() < bulkLength + 2) {
             return;
           }
+          if (!reserve(bulkLength, in, out)) {
+            return;
+          }
           byte[] value = new byte[bulkLength];
           in.readBytes(value);
           if (!readCrlf(in, out)) {
@@ -140,8 +228,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
           int n = Math.min(in.readableBytes(), bulkLength - streamedBytes);
           if (streamedBytes + n > streamed.length) {
             // Grow with the bytes received, never to the declared length in one step.
-            long grown = Math.max((long) streamed.length * 2, streamedBytes + n);
-            streamed = java.util.Arrays.copyOf(streamed, (int) Math.min(grown, bulkLength));
+            long grown = Math.min(Math.max((long) streamed.length * 2, streamedBytes + n), bulkLength);
+            if (!reserve(grown - streamed.length, in, out)) {
+              return;
+            }
+            streamed = java.util.Arrays.copyOf(streamed, (int) grown);
           }
           in.readBytes(streamed, streamedBytes, n);
           streamedBytes += n;
@@ -175,6 +266,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
   protected void handlerRemoved0(ChannelHandlerContext ctx) {
     args = null;
     streamed = null;
+    releaseAll();
+    if (timeoutCheck != null) {
+      timeoutCheck.cancel(false);
+      timeoutCheck = null;
+    }
   }
 
   private boolean readMultibulkCount(ByteBuf in, List<Object> out) {
@@ -231,6 +327,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
     if (bulkLength <= STREAM_THRESHOLD) {
       state = State.BULK_PAYLOAD;
     } else {
+      if (!reserve(STREAM_THRESHOLD, in, out)) {
+        return false;
+      }
       streamed = new byte[STREAM_THRESHOLD];
       streamedBytes = 0;
       state = State.BULK_STREAM;
