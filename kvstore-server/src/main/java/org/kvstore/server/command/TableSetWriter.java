@@ -63,6 +63,9 @@ final class TableSetWriter implements WriteTarget {
 
   @Override
   public List<RespMessage> write(List<RespRequest> requests) {
+    if (requests.size() == 1) {
+      return oneByOne(requests); // a plain put: no batch copy
+    }
     WriteBatch batch = new WriteBatch();
     for (RespRequest r : requests) {
       batch.put(r.arg(1), r.arg(2));
@@ -94,6 +97,8 @@ final class TableSetWriter implements WriteTarget {
         replies.add(new RespMessage.ErrorReply("ERR " + e.getMessage()));
       } catch (KVStoreException e) {
         replies.add(new RespMessage.ErrorReply("ERR " + e.getMessage()));
+      } catch (RuntimeException e) {
+        replies.add(new RespMessage.ErrorReply("ERR internal error in 'set': " + e.getClass().getSimpleName()));
       }
     }
     return replies;

@@ -47,6 +47,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
   public static final int UNAUTHENTICATED_MAX_BUFFER = 1024 * 1024;
   /** Bulks up to this size wait whole in the input buffer; larger ones stream into an array. */
   static final int STREAM_THRESHOLD = 32 * 1024;
+  /**
+   * Held bytes of an incomplete request that are not charged to the server-wide budget, so small
+   * requests cost no shared-counter update (like the input buffer, they are bounded per connection).
+   */
+  static final int UNBUDGETED_BYTES = 64 * 1024;
 
   enum State {
     START,
@@ -68,7 +73,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
   private byte[] streamed;
   private int streamedBytes;
   private final QueryBufferBudget budget;
-  /** Bytes reserved in the budget for {@code args} and {@code streamed}. */
+  /** Bytes held for {@code args} and {@code streamed}. */
+  private long held;
+  /** The part of {@code held} reserved in the budget. */
   private long reserved;
   private final long readTimeoutNanos;
   /** When the incomplete request began (System.nanoTime), or -1 when none is incomplete. */
@@ -166,17 +173,25 @@ public final class RespDecoder extends ByteToMessageDecoder {
     scheduleCheck(ctx, readTimeoutNanos - waited);
   }
 
-  /** Reserves budget for {@code n} more held bytes; false after failing the connection. */
+  /**
+   * Accounts {@code n} more held bytes; the part beyond this connection's free allowance
+   * ({@link #UNBUDGETED_BYTES}) is reserved in the budget. False after failing the connection.
+   */
   private boolean reserve(long n, ByteBuf in, List<Object> out) {
-    if (!budget.tryReserve(n)) {
-      fail(in, out, "the server's query buffer budget is exhausted (query-buffer-budget)");
-      return false;
+    long needed = Math.max(0, held + n - UNBUDGETED_BYTES) - reserved;
+    if (needed > 0) {
+      if (!budget.tryReserve(needed)) {
+        fail(in, out, "the server's query buffer budget is exhausted (query-buffer-budget)");
+        return false;
+      }
+      reserved += needed;
     }
-    reserved += n;
+    held += n;
     return true;
   }
 
   private void releaseAll() {
+    held = 0;
     if (reserved > 0) {
       budget.release(reserved);
       reserved = 0;

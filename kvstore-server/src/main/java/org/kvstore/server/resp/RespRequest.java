@@ -10,15 +10,28 @@ import java.util.Locale;
  * line ({@code GET k\r\n}).
  *
  * @param args the arguments, at least one; the arrays are owned by the request
+ * @param name the command name in lower case (command names are ASCII and case-insensitive)
  *
  * <p>Thread safety: immutable once built (the arrays are handed over, not copied).
  */
-public record RespRequest(List<byte[]> args) {
+public record RespRequest(List<byte[]> args, String name) {
+
+  /** A request of {@code args}; its lower-case name is computed once, here. */
+  public RespRequest(List<byte[]> args) {
+    this(args, lowerName(args));
+  }
 
   public RespRequest {
     if (args.isEmpty()) {
       throw new IllegalArgumentException("a request has at least one argument");
     }
+  }
+
+  private static String lowerName(List<byte[]> args) {
+    if (args.isEmpty()) {
+      throw new IllegalArgumentException("a request has at least one argument");
+    }
+    return new String(args.get(0), StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
   }
 
   public static RespRequest of(String... args) {
@@ -34,8 +47,4 @@ public record RespRequest(List<byte[]> args) {
     return args.get(i);
   }
 
-  /** The command name in lower case (command names are ASCII and case-insensitive). */
-  public String name() {
-    return new String(args.get(0), StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-  }
 }
