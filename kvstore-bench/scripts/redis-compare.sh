@@ -126,6 +126,7 @@ for pairing in "sync always" "periodic everysec"; do
   done
   stop_servers
 done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT.tmp"
 mkdir -p "$(dirname "$OUT")"
 mv "$OUT.tmp" "$OUT"
 echo
