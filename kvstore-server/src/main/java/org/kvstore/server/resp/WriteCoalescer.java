@@ -3,6 +3,7 @@ package org.kvstore.server.resp;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +12,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gathers the simple writes that the connections of one event loop receive in one loop turn and
@@ -38,6 +41,7 @@ import java.util.concurrent.RejectedExecutionException;
  * the loop with {@link EventLoop#execute}).
  */
 public final class WriteCoalescer {
+  private static final Logger LOG = LoggerFactory.getLogger(WriteCoalescer.class);
   static final int MAX_GROUP_REQUESTS = 4096;
   static final long MAX_GROUP_BYTES = 4L << 20;
 
@@ -130,8 +134,17 @@ public final class WriteCoalescer {
     writing.add(target);
     try {
       workers.execute(() -> {
-        List<RespMessage> replies = target.write(all);
-        loop.execute(() -> finished(target, g, replies));
+        List<RespMessage> replies;
+        try {
+          replies = target.write(all);
+        } catch (RuntimeException | Error e) {
+          // write() never throws; if it does anyway (an Error), the target must not stay busy forever.
+          LOG.warn("coalesced write failed unexpectedly", e);
+          replies = Collections.nCopies(all.size(),
+              new RespMessage.ErrorReply("ERR internal error: " + e.getClass().getSimpleName()));
+        }
+        List<RespMessage> r = replies;
+        loop.execute(() -> finished(target, g, r));
       });
     } catch (RejectedExecutionException e) {
       writing.remove(target);
