@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.kvstore.Cursor;
 import org.kvstore.Durability;
@@ -30,8 +29,9 @@ import org.kvstore.spi.Mutation;
  * An open table: validates arguments, takes key locks, sends writes through the
  * {@link WritePipeline}, and guards the engine table's life cycle.
  *
- * <p>Thread safety: thread-safe. Data operations hold {@code lifecycle}'s read lock while they run;
- * {@link #close} takes its write lock, so the engine is never closed under a running operation.
+ * <p>Thread safety: thread-safe. Data operations pass through {@code gate} while they run;
+ * {@link #close} closes it and waits for them, so the engine is never closed under a running
+ * operation.
  * Open cursors are tracked and invalidated on close rather than waited for.
  */
 public final class StoreTable implements Table {
@@ -44,12 +44,10 @@ public final class StoreTable implements Table {
   private final WritePipeline pipeline;
   private final Limits limits;
   private final KeySequencer sequencer = new KeySequencer();
-  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private final OperationGate gate = new OperationGate();
   private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
   /** The highest LSN logged for this table (set under the pipeline's order lock). */
   private volatile long loggedLsn;
-  /** Written under lifecycle's write lock; read under its read lock. */
-  private volatile String closedReason;
 
   /** Key and value size limits of the store. */
   record Limits(int maxKeyBytes, int maxValueBytes) {}
@@ -301,20 +299,14 @@ public final class StoreTable implements Table {
    * Open cursors are invalidated. Idempotent.
    */
   void close(String reason) throws IOException {
-    lifecycle.writeLock().lock();
-    try {
-      if (closedReason != null) {
-        return;
-      }
-      closedReason = reason;
-      for (TableCursor c : cursors) {
-        c.invalidate();
-      }
-      cursors.clear();
-      engine.close();
-    } finally {
-      lifecycle.writeLock().unlock();
+    if (!gate.close(reason)) {
+      return;
     }
+    for (TableCursor c : cursors) {
+      c.invalidate();
+    }
+    cursors.clear();
+    engine.close();
   }
 
   void cursorClosed(TableCursor c) {
@@ -323,16 +315,14 @@ public final class StoreTable implements Table {
 
   /** Enters a data operation. REQUIRES: a matching {@link #exit()} in a finally block. */
   void enter() {
-    lifecycle.readLock().lock();
-    String reason = closedReason;
+    String reason = gate.enter();
     if (reason != null) {
-      lifecycle.readLock().unlock();
       throw closedError(reason);
     }
   }
 
   void exit() {
-    lifecycle.readLock().unlock();
+    gate.exit();
   }
 
   private KVStoreException closedError(String reason) {

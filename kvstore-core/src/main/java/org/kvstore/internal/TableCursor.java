@@ -8,7 +8,7 @@ import org.kvstore.StoreClosedException;
  * closes the engine cursor once.
  *
  * <p>Thread safety: confined to one thread, except {@link #invalidate()}, which the closing table
- * calls under its life-cycle write lock (so no move runs concurrently).
+ * calls after its operation gate has closed and drained (so no move runs concurrently).
  */
 final class TableCursor implements Cursor {
   private final StoreTable table;
@@ -70,7 +70,7 @@ final class TableCursor implements Cursor {
     }
   }
 
-  /** Called by the table when it closes. REQUIRES: the table's life-cycle write lock. */
+  /** Called by the table when it closes. REQUIRES: the table's operation gate is closed and drained. */
   void invalidate() {
     invalid = true;
     inner.close();
