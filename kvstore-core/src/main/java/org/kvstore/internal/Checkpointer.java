@@ -64,6 +64,10 @@ public final class Checkpointer implements AutoCloseable {
         } catch (KVStoreException e) {
           LOG.warn("background checkpoint failed: {}", e.getMessage());
           lastNanos = System.nanoTime(); // retry on the next period, not on every tick
+        } catch (RuntimeException e) {
+          // A bug, not an I/O failure: say so loudly, but keep checkpointing (the log would grow forever).
+          LOG.error("background checkpoint failed unexpectedly", e);
+          lastNanos = System.nanoTime();
         }
       }
     }

@@ -173,7 +173,9 @@ public final class WritePipeline {
   public long appliedLsn() {
     orderLock.lock();
     try {
-      return inflight.isEmpty() ? lastLsn : inflight.first() - 1;
+      // One read: writers remove their LSN without the lock, so isEmpty() then first() could throw.
+      Long oldest = inflight.ceiling(Long.MIN_VALUE);
+      return oldest == null ? lastLsn : oldest - 1;
     } finally {
       orderLock.unlock();
     }

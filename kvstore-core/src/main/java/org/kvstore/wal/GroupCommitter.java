@@ -21,7 +21,17 @@ import java.util.function.LongSupplier;
  * rest back. A follower pushes a fresh node before each check-and-park, so a round ending after
  * that always finds it, and it never has to remove itself.
  *
- * <p>Thread safety: thread-safe and lock-free; {@code leading} admits one leader at a time.
+ * <p>Adaptive spinning: on a fast disk a round lasts about as long as a context switch pair costs
+ * on a small machine, and parking then waking every follower (a futex wait, a futex wake and two
+ * context switches per write) costs more CPU than the fsync it waits for. So a follower first
+ * yields the CPU in a loop (to the leader and to other writers) for up to twice the recent round
+ * time, and parks only if that is not enough. The leader keeps the recent round time as a moving
+ * average; when rounds are slow (a busy or rotating disk) followers park at once instead of burning
+ * CPU that other work needs. Measured on a 2-core VM with a 0.13 ms fsync: 32 sync writers went
+ * from about 55,000 to about 85,000 writes/s (docs/benchmarks.md).
+ *
+ * <p>Thread safety: thread-safe and lock-free; {@code leading} admits one leader at a time, and
+ * only the leader writes {@code roundNanos}.
  */
 final class GroupCommitter {
   /** One round of work; progress shows in the caller's {@code done} supplier. */
@@ -47,7 +57,12 @@ final class GroupCommitter {
     }
   }
 
+  /** Followers spin (yielding) only while a round takes at most this long; slower rounds: park at once. */
+  static final long MAX_SPIN_ROUND_NANOS = 500_000;
+
   private final AtomicBoolean leading = new AtomicBoolean();
+  /** Moving average of a round's duration. Written by the leader only. */
+  private volatile long roundNanos = MAX_SPIN_ROUND_NANOS + 1;
   private final AtomicReference<Waiter> waiters = new AtomicReference<>();
 
   /**
@@ -87,6 +102,29 @@ final class GroupCommitter {
     } while (!waiters.compareAndSet(head, w));
   }
 
+  /**
+   * Yields while a round runs, for up to twice the recent round time (not at all when rounds are
+   * slow). Returns true once {@code done} reaches {@code target}, false when the round ended without
+   * covering it or the time is up (the caller then leads or parks).
+   */
+  private boolean spinUntil(long target, LongSupplier done) {
+    long round = roundNanos;
+    if (round > MAX_SPIN_ROUND_NANOS) {
+      return false;
+    }
+    long deadline = System.nanoTime() + 2 * round;
+    while (leading.get()) {
+      if (done.getAsLong() >= target) {
+        return true;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      Thread.yield();
+    }
+    return done.getAsLong() >= target;
+  }
+
   /** Returns once {@code done} reaches {@code target}, leading rounds or following them. */
   void await(long target, LongSupplier done, Round round, Check check) throws IOException {
     while (done.getAsLong() < target) {
@@ -94,13 +132,18 @@ final class GroupCommitter {
       if (leading.compareAndSet(false, true)) {
         try {
           if (done.getAsLong() < target) {
+            long start = System.nanoTime();
             round.run();
+            long took = System.nanoTime() - start;
+            roundNanos += (took - roundNanos) / 8;
           }
         } finally {
           leading.set(false);
           wakeAfterRound(done.getAsLong());
         }
-      } else {
+      } else if (spinUntil(target, done)) {
+        return;
+      } else if (leading.get()) {
         push(new Waiter(target));
         if (done.getAsLong() < target && leading.get()) {
           LockSupport.park(this);
