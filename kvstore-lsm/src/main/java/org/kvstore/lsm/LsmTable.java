@@ -398,19 +398,38 @@ final class LsmTable implements EngineTable {
     }
   }
 
-  @Override
-  public byte[] get(byte[] key) throws IOException {
-    SuperVersion s = acquire();
-    try {
-      Map.Entry<InternalKey, byte[]> e = s.mem().get(key, InternalKey.MAX_SEQ_NUM);
-      if (e == null) {
-        for (FrozenMemTable imm : s.imms()) {
-          e = imm.mem().get(key, InternalKey.MAX_SEQ_NUM);
-          if (e != null) {
-            break;
-          }
+  /**
+   * The newest entry of {@code key} in the memtables of {@code s}, newest memtable first, or
+   * {@code null}. Memtables need no pin: they are plain heap objects.
+   */
+  private static Map.Entry<InternalKey, byte[]> memTableLookup(SuperVersion s, byte[] key) {
+    Map.Entry<InternalKey, byte[]> e = s.mem().getLatest(key);
+    if (e == null) {
+      for (FrozenMemTable imm : s.imms()) {
+        e = imm.mem().getLatest(key);
+        if (e != null) {
+          break;
         }
       }
+    }
+    return e;
+  }
+
+  /**
+   * A memtable hit takes no reference on the version (no shared counter written by every read);
+   * only a read that goes on to the SSTables pins the current version, and looks in its memtables
+   * again if the super version changed meanwhile.
+   */
+  @Override
+  public byte[] get(byte[] key) throws IOException {
+    SuperVersion seen = sv;
+    Map.Entry<InternalKey, byte[]> hit = memTableLookup(seen, key);
+    if (hit != null) {
+      return hit.getKey().kind() == ValueKind.PUT ? hit.getValue().clone() : null;
+    }
+    SuperVersion s = acquire();
+    try {
+      Map.Entry<InternalKey, byte[]> e = s == seen ? null : memTableLookup(s, key);
       if (e != null) {
         return e.getKey().kind() == ValueKind.PUT ? e.getValue().clone() : null;
       }
