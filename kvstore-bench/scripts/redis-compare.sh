@@ -2,7 +2,7 @@
 # redis-compare.sh: redis-benchmark against kvstore-server and against Debian's redis-server 7 in the
 # same run, on loopback only.
 #
-#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-o RESULTS.md] [--quick]
+#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-o RESULTS.md] [--quick]
 #
 # Matrix (each run is "-t set,get", random keys from -r 100000):
 #   BlinkDB table: 10, 100 and 1000 clients, 3-byte values, not pipelined
@@ -10,6 +10,9 @@
 # for two durability pairings:
 #   kvstore --durability sync      vs  redis appendonly yes, appendfsync always
 #   kvstore --durability periodic  vs  redis appendonly yes, appendfsync everysec
+# Both servers first get the same warm-up (every case once at -n REQUESTS/2, not recorded: the JVM
+# compiles its hot paths), then each case runs REPEATS times (default 3), alternating the servers,
+# and the table shows the run with the median throughput of each server.
 # Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
@@ -22,12 +25,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 N=100000
 OUT="$ROOT/kvstore-bench/target/redis-compare.md"
 QUICK=0
+REPEATS=3
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) N="$2"; shift 2 ;;
     -o) OUT="$2"; shift 2 ;;
-    --quick) QUICK=1; N=20000; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -R) REPEATS="$2"; shift 2 ;;
+    --quick) QUICK=1; N=20000; REPEATS=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -63,8 +68,17 @@ wait_ping() { # port
   return 1
 }
 
+port_free() { # port
+  if redis-cli -p "$1" ping >/dev/null 2>&1; then
+    echo "redis-compare: something already answers on port $1; stop it (or set KV_PORT/REDIS_PORT)" >&2
+    exit 1
+  fi
+}
+
 start_servers() { # kv-durability redis-appendfsync
   rm -rf "$WORK/kv" "$WORK/redis"; mkdir -p "$WORK/redis"
+  port_free "$KV_PORT"
+  port_free "$REDIS_PORT"
   java -Xms1g -Xmx1g -XX:+UseParallelGC -jar "$JAR" --data-dir "$WORK/kv" --bind 127.0.0.1 \
     --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn \
     >"$WORK/kv.log" 2>&1 &
@@ -74,6 +88,11 @@ start_servers() { # kv-durability redis-appendfsync
   REDIS_PID=$!
   wait_ping "$KV_PORT"
   wait_ping "$REDIS_PORT"
+  # The servers answering must be the ones just started, with the settings asked for.
+  kill -0 "$KV_PID" && kill -0 "$REDIS_PID" || { echo "redis-compare: a server exited at start" >&2; exit 1; }
+  local fs
+  fs="$(redis-cli -p "$REDIS_PORT" config get appendfsync | tail -1)"
+  [[ "$fs" == "$2" ]] || { echo "redis-compare: redis on $REDIS_PORT has appendfsync $fs, not $2" >&2; exit 1; }
 }
 
 stop_servers() {
@@ -82,10 +101,10 @@ stop_servers() {
   KV_PID=""; REDIS_PID=""
 }
 
-# bench port clients size pipeline -> lines "SET rps p50 p99" and "GET rps p50 p99"
+# bench port clients size pipeline [requests] -> lines "SET rps p50 p99" and "GET rps p50 p99"
 bench() {
   local csv
-  if ! csv="$(redis-benchmark -h 127.0.0.1 -p "$1" -c "$2" -d "$3" -P "$4" -n "$N" -r 100000 \
+  if ! csv="$(redis-benchmark -h 127.0.0.1 -p "$1" -c "$2" -d "$3" -P "$4" -n "${5:-$N}" -r 100000 \
       -t set,get --csv 2>"$WORK/bench.err")"; then
     echo "redis-compare: redis-benchmark failed on port $1 (-c $2 -d $3 -P $4): $(cat "$WORK/bench.err")" >&2
     exit 1
@@ -94,12 +113,17 @@ bench() {
   echo "$csv" | tr -d '"' | awk -F, '$1=="SET"||$1=="GET" {print $1, $2, $5, $7}'
 }
 
+# median OP < lines of bench output from several runs -> "rps p50 p99" of the median-throughput run
+median() {
+  grep "^$1 " | sort -k2,2 -g | awk '{ line[NR] = $2 " " $3 " " $4 } END { print line[int((NR + 1) / 2)] }'
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs"
   echo
   echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -111,16 +135,22 @@ if [[ $QUICK == 1 ]]; then CASES=("10 3 1" "1000 3 1" "50 500 16"); fi
 for pairing in "sync always" "periodic everysec"; do
   read -r kvd rfs <<<"$pairing"
   start_servers "$kvd" "$rfs"
-  # Warm-up of the JIT (not recorded); the same load on redis keeps the comparison symmetric.
-  redis-benchmark -p "$KV_PORT" -c 50 -n 50000 -r 100000 -t set,get -P 16 -q >/dev/null
-  redis-benchmark -p "$REDIS_PORT" -c 50 -n 50000 -r 100000 -t set,get -P 16 -q >/dev/null
+  # Warm-up (not recorded), the same on both servers: every case once at half the requests.
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
-    kv="$(bench "$KV_PORT" "$clients" "$size" "$pipe")"
-    rd="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe")"
+    bench "$KV_PORT" "$clients" "$size" "$pipe" $((N / 2)) >/dev/null
+    bench "$REDIS_PORT" "$clients" "$size" "$pipe" $((N / 2)) >/dev/null
+  done
+  for c in "${CASES[@]}"; do
+    read -r clients size pipe <<<"$c"
+    kv=""; rd=""
+    for ((r = 0; r < REPEATS; r++)); do
+      kv+="$(bench "$KV_PORT" "$clients" "$size" "$pipe")"$'\n'
+      rd+="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe")"$'\n'
+    done
     for op in SET GET; do
-      read -r _ krps kp50 kp99 <<<"$(grep "^$op " <<<"$kv")"
-      read -r _ rrps rp50 rp99 <<<"$(grep "^$op " <<<"$rd")"
+      read -r krps kp50 kp99 <<<"$(median "$op" <<<"$kv")"
+      read -r rrps rp50 rp99 <<<"$(median "$op" <<<"$rd")"
       echo "| $kvd / $rfs | $clients | $size B | $pipe | $op | $krps | $kp50 | $kp99 | $rrps | $rp50 | $rp99 | $(ratio "$krps" "$rrps") |" | tee -a "$OUT.tmp"
     done
   done
