@@ -61,6 +61,35 @@ class MemTableTest {
   }
 
   @Test
+  void cursorOrder_isInternalKeyOrder_forKeysAroundTheInlinePrefix() throws Exception {
+    long seed = Seeds.seed("MemTableTest.cursorOrder");
+    Random rnd = new Random(seed);
+    byte[] alphabet = {0x00, 0x01, 0x7F, (byte) 0x80, (byte) 0xFF};
+    MemTable mem = new MemTable();
+    java.util.TreeSet<InternalKey> model = new java.util.TreeSet<>();
+    for (long seq = 1; seq <= 5_000; seq++) {
+      byte[] key = new byte[rnd.nextInt(21)]; // 0 to 20 bytes: below, at and above the 16 inline bytes
+      for (int i = 0; i < key.length; i++) {
+        key[i] = alphabet[rnd.nextInt(alphabet.length)];
+      }
+      ValueKind kind = rnd.nextInt(4) == 0 ? ValueKind.DELETE : ValueKind.PUT;
+      mem.add(key, seq, kind, b("v"));
+      model.add(new InternalKey(key, seq, kind));
+    }
+    List<InternalKey> seen = new ArrayList<>();
+    org.kvstore.lsm.cursor.InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+    for (c.seekToFirst(); c.isValid(); c.next()) {
+      seen.add(new InternalKey(c.userKey(), c.seqNum(), c.kind()));
+    }
+    assertThat(seen).as("seed %d", seed).containsExactlyElementsOf(model);
+    for (InternalKey k : List.copyOf(model).subList(0, 200)) {
+      c.seek(k.userKey(), k.seqNum());
+      assertThat(c.isValid()).isTrue();
+      assertThat(new InternalKey(c.userKey(), c.seqNum(), c.kind())).isEqualTo(model.ceiling(k));
+    }
+  }
+
+  @Test
   void concurrentAddsOfOneKey_leaveTheNewestInTheIndex() throws Exception {
     MemTable mem = new MemTable();
     byte[] key = b("hot");
