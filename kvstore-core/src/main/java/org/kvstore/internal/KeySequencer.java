@@ -19,8 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * the locks, until its stripes are quiescent (every issued ticket completed), so it reads the
  * latest value and no other writer can slip in before its own ticket.
  *
- * <p>Thread safety: thread-safe. A stripe's {@code lock} guards {@code issued}; the stripe's monitor
- * guards {@code completed}.
+ * <p>Thread safety: thread-safe. A stripe's {@code lock} guards {@code issued}; {@code completed}
+ * is written under the stripe's monitor (which waiters wait on) and read without it first.
  */
 final class KeySequencer {
   private static final int STRIPES = 1024;
@@ -31,8 +31,8 @@ final class KeySequencer {
     final ReentrantLock lock = new ReentrantLock();
     /** Guarded by lock. */
     long issued;
-    /** Guarded by this. */
-    long completed;
+    /** Written under this stripe's monitor; volatile so a turn that has come is seen without it. */
+    volatile long completed;
   }
 
   KeySequencer() {
@@ -96,6 +96,9 @@ final class KeySequencer {
     for (int i = 0; i < s.length; i++) {
       Stripe st = stripes[s[i]];
       long before = tickets[i] - 1;
+      if (st.completed >= before) {
+        continue; // the usual case: no earlier writer of this stripe is still in flight
+      }
       synchronized (st) {
         boolean interrupted = false;
         while (st.completed < before) {
