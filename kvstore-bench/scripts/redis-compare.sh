@@ -16,6 +16,7 @@
 # Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
+# KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2").
 # Needs: redis-server, redis-benchmark (apt-get install redis-server redis-tools), java 17.
 # Writes a Markdown table (throughput, p50, p99, ratios) to stdout and to -o (default
 # kvstore-bench/target/redis-compare.md).
@@ -32,7 +33,7 @@ while [[ $# -gt 0 ]]; do
     -o) OUT="$2"; shift 2 ;;
     -R) REPEATS="$2"; shift 2 ;;
     --quick) QUICK=1; N=20000; REPEATS=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -80,7 +81,7 @@ start_servers() { # kv-durability redis-appendfsync
   port_free "$KV_PORT"
   port_free "$REDIS_PORT"
   java -Xms1g -Xmx1g -XX:+UseParallelGC -jar "$JAR" --data-dir "$WORK/kv" --bind 127.0.0.1 \
-    --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn \
+    --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn ${KV_FLAGS:-} \
     >"$WORK/kv.log" 2>&1 &
   KV_PID=$!
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$WORK/redis" --save "" \
@@ -123,7 +124,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs; kvstore flags: ${KV_FLAGS:-none}"
   echo
   echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"

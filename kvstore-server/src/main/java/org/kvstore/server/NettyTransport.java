@@ -21,7 +21,15 @@ final class NettyTransport implements AutoCloseable {
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
 
+  /**
+   * {@code ioThreads} event loops; 0 means one per core. Not Netty's two per core: on a small
+   * machine every extra loop adds a thread wake-up per request, and the redis-benchmark matrix
+   * (docs/benchmarks.md) was better with one loop per core than with two in nearly every case.
+   */
   NettyTransport(int ioThreads) {
+    if (ioThreads == 0) {
+      ioThreads = Runtime.getRuntime().availableProcessors();
+    }
     this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("kvstore.server.nio");
     if (epoll) {
       acceptGroup = new EpollEventLoopGroup(1, new DefaultThreadFactory("kv-accept", true));

@@ -37,7 +37,7 @@ import org.kvstore.InvalidArgumentException;
  * @param databases number of indexes SELECT accepts
  * @param maxClients most simultaneous client connections
  * @param workerThreads threads that run commands which may block (sync writes, scans)
- * @param ioThreads Netty event-loop threads (0: two per core)
+ * @param ioThreads Netty event-loop threads (0: one per core)
  * @param protoReadTimeoutSeconds a connection whose request stays incomplete this long is closed (0: never)
  * @param queryBufferBudget bytes of incomplete requests all connections may hold together (0: a
  *     quarter of the maximum heap)

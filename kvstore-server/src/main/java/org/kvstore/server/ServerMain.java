@@ -76,7 +76,7 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--worker-threads", paramLabel = "N", description = "threads for commands that may block (default: 256)")
   private String workerThreads;
 
-  @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = 2 per core (default: 0)")
+  @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = one per core (default: 0)")
   private String ioThreads;
 
   @Option(names = "--proto-read-timeout", paramLabel = "SECONDS", description = "close a connection whose request stays incomplete this long; 0 = never (default: 60)")
