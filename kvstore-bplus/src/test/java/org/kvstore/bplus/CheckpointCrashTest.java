@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Cursor;
+import org.kvstore.io.FaultInjectingFileSystem;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.testkit.Seeds;
 import org.kvstore.testkit.TestScale;
@@ -74,7 +75,7 @@ class CheckpointCrashTest {
   /** Writes from arming to the end of checkpoint 2, without a crash. */
   private long writesOfScenario(long seed) throws Exception {
     Path dir = Files.createDirectories(root.resolve("dry"));
-    CrashingFileSystem fs = new CrashingFileSystem();
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem().recordUnsyncedWrites();
     TableHarness h = harness(dir);
     Random rnd = new Random(seed);
     TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
@@ -82,18 +83,18 @@ class CheckpointCrashTest {
       randomOps(t, model, rnd, OPS);
       h.lsn.set(1);
       t.flush();
-      long start = fs.writes();
+      long start = fs.writeCount();
       randomOps(t, model, rnd, OPS);
       h.lsn.set(2);
       t.flush();
-      return fs.writes() - start;
+      return fs.writeCount() - start;
     }
   }
 
   /** Returns which checkpoint the reopened table holds. */
   private int scenario(long seed, long k, boolean torn) throws Exception {
     Path dir = Files.createDirectories(root.resolve("k" + k + (torn ? "t" : "")));
-    CrashingFileSystem fs = new CrashingFileSystem();
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem().recordUnsyncedWrites();
     TableHarness h = harness(dir);
     Random rnd = new Random(seed);
     TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);

@@ -4,9 +4,14 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
@@ -19,7 +24,12 @@ import java.util.function.Predicate;
  *       {@code No space left on device} (until {@link #diskFullAfter(long)} with -1 frees space);
  *   <li>{@link #crashAfter(long)}: after that many more mutating operations (write, sync, rename,
  *       delete, truncate, create), every later operation throws, as if the process died there;
- *       what reached the underlying file system stays as it is.
+ *       what reached the underlying file system stays as it is;
+ *   <li>{@link #crashAtWrite(long, boolean)}: the k-th write from now dies (dropped, or torn: only
+ *       its first half reaches the file), and every later operation throws;
+ *   <li>{@link #recordUnsyncedWrites()} then {@link #simulatePowerLoss(Random)}: undoes, per file
+ *       position, a random suffix of the writes not yet synced, as a machine crash might (pages
+ *       reach the disk in any order until a sync).
  * </ul>
  *
  * It also records a trace of mutating operations ({@link #trace()}) for tests that check the order
@@ -36,6 +46,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
   private final List<String> trace = Collections.synchronizedList(new ArrayList<>());
   private final AtomicLong writes = new AtomicLong();
   private final AtomicLong syncs = new AtomicLong();
+  private final AtomicLong writesUntilCrash = new AtomicLong(-1);
+  private volatile boolean tornCrash;
+  private volatile boolean recordUnsynced;
+  /** Unsynced writes, newest last: where, and the bytes they replaced. Guarded by itself. */
+  private final Deque<Undo> unsynced = new ArrayDeque<>();
+
+  private record Undo(StorageFile file, long position, byte[] before) {}
 
   public FaultInjectingFileSystem(FileSystem inner) {
     this.inner = inner;
@@ -63,6 +80,40 @@ public final class FaultInjectingFileSystem implements FileSystem {
     return this;
   }
 
+  /** The {@code k}-th write from now (1 = the next) dies; torn: its first half reaches the file. */
+  public FaultInjectingFileSystem crashAtWrite(long k, boolean torn) {
+    tornCrash = torn;
+    writesUntilCrash.set(k);
+    return this;
+  }
+
+  /** From now on remembers what each write overwrote until its file is synced (for power loss). */
+  public FaultInjectingFileSystem recordUnsyncedWrites() {
+    recordUnsynced = true;
+    return this;
+  }
+
+  /** Undoes a random suffix of each file position's unsynced writes (newest first). */
+  public void simulatePowerLoss(Random rnd) throws IOException {
+    synchronized (unsynced) {
+      Set<String> kept = new HashSet<>();
+      List<Undo> all = new ArrayList<>(unsynced);
+      for (int i = all.size() - 1; i >= 0; i--) {
+        Undo u = all.get(i);
+        String where = u.file().path() + "@" + u.position();
+        if (kept.contains(where)) {
+          continue;
+        }
+        if (rnd.nextBoolean()) {
+          u.file().writeFully(ByteBuffer.wrap(u.before()), u.position());
+        } else {
+          kept.add(where);
+        }
+      }
+      unsynced.clear();
+    }
+  }
+
   public boolean crashed() {
     return crashed;
   }
@@ -72,6 +123,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
     failSync = p -> false;
     bytesUntilFull.set(-1);
     opsUntilCrash.set(-1);
+    writesUntilCrash.set(-1);
     crashed = false;
   }
 
@@ -212,7 +264,19 @@ public final class FaultInjectingFileSystem implements FileSystem {
     @Override
     public int write(ByteBuffer src, long position) throws IOException {
       mutating("write " + name(f.path()) + " " + position + "+" + src.remaining());
-      writes.incrementAndGet();
+      long writeNumber = writes.incrementAndGet();
+      if (recordUnsynced) {
+        rememberOverwritten(src, position);
+      }
+      if (writesUntilCrash.get() > 0 && writesUntilCrash.decrementAndGet() == 0) {
+        crashed = true;
+        if (tornCrash) {
+          ByteBuffer half = src.duplicate();
+          half.limit(half.position() + src.remaining() / 2);
+          f.writeFully(half, position);
+        }
+        throw new IOException("crashed at write " + writeNumber + (tornCrash ? " (torn)" : "") + " (injected)");
+      }
       long budget = bytesUntilFull.get();
       if (budget >= 0) {
         if (budget < src.remaining()) {
@@ -252,6 +316,21 @@ public final class FaultInjectingFileSystem implements FileSystem {
         throw new IOException("EIO (injected) syncing " + f.path());
       }
       f.sync();
+      synchronized (unsynced) {
+        unsynced.removeIf(u -> u.file() == f);
+      }
+    }
+
+    /** Keeps the bytes a write at {@code position} is about to replace, until the file is synced. */
+    private void rememberOverwritten(ByteBuffer src, long position) throws IOException {
+      byte[] before = new byte[src.remaining()];
+      long size = f.size();
+      if (position < size) {
+        f.readFully(ByteBuffer.wrap(before, 0, (int) Math.min(before.length, size - position)), position);
+      }
+      synchronized (unsynced) {
+        unsynced.add(new Undo(f, position, before));
+      }
     }
 
     @Override
