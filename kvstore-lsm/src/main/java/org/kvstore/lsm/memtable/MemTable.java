@@ -9,39 +9,104 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
-import org.kvstore.lsm.key.InternalKeyComparator;
 import org.kvstore.lsm.key.ValueKind;
 
 /**
- * The in-memory write buffer: a concurrent skip list of internal keys. Writers add entries with
- * unique sequence numbers; readers see, for each user key, the newest entry at or below their
- * snapshot sequence number. Once full, the table makes it immutable (no more adds) and a background
- * thread writes it to an SSTable.
+ * The in-memory write buffer. Writers add entries with unique sequence numbers; readers see, for
+ * each user key, the newest entry at or below their snapshot sequence number. Once full, the table
+ * makes it immutable (no more adds) and a background thread writes it to an SSTable.
  *
- * <p>Beside the ordered skip list (cursors, flushes) a hash index maps each user key to its newest
- * entry, so a point read of the latest version ({@link #getLatest}) costs one hash probe instead of
- * a skip-list search (about twenty key comparisons, each a cache miss, at a few hundred thousand
- * entries), and a key the memtable does not hold is rejected as cheaply. Adds update the index
- * with a sequence-number check, so it always holds the newest version even when two adds of one key
- * race.
+ * <pre>
+ *   skip list (user key order) ──▶ Chain "k1": v9 ─▶ v4 ─▶ v1      versions, newest first
+ *   hash index (user key)      ──▶ the same Chain objects
+ * </pre>
  *
- * <p>Memory: {@link #approximateBytes()} counts key and value bytes plus {@link #ENTRY_OVERHEAD}
- * per entry, an estimate of the skip-list node, the hash-index node, the key objects and array
- * headers.
+ * <p>Each user key has one {@link Chain} of its versions, newest first, reachable both from a
+ * concurrent skip list ordered by user key (cursors, flushes) and from a hash index (point reads).
+ * A write of a key the memtable already holds (the common case of counters, sessions, caches:
+ * Redis-style overwrites) is one hash probe and a link at the head of its chain, not a skip-list
+ * insert (about twenty key comparisons, each a likely cache miss, at a few hundred thousand keys);
+ * a point read of the newest version ({@link #getLatest}) is one hash probe. Cursors walk the skip
+ * list and, per key, the versions at or below their snapshot, which is exactly the internal-key
+ * order (user key ascending, sequence number descending) that SSTables use.
  *
- * <p>Thread safety: thread-safe and lock-free ({@link ConcurrentSkipListMap},
- * {@link ConcurrentHashMap}); cursors are weakly consistent and filter entries above their snapshot.
+ * <p>A new key's chain goes into the skip list first and into the hash index second, by every
+ * writer that meets it (the index holds a chain only once the skip list does, and always the
+ * same one), so an acknowledged write is seen by both a later read and a later cursor.
+ *
+ * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
+ * value bytes plus {@link #VERSION_OVERHEAD} per version: estimates of the skip-list and
+ * hash-index nodes, the key and chain objects, the version node and the array headers.
+ *
+ * <p>Thread safety: thread-safe. The skip list and hash index are concurrent maps; a chain's adds
+ * are serialized on the chain's monitor (writes of one key are ordered by the store anyway, so it
+ * is uncontended), and its links are volatile, so reads and cursors never lock. Cursors are weakly
+ * consistent and filter entries above their snapshot.
  */
 public final class MemTable {
-  /** Estimated heap bytes per entry beyond key and value bytes. */
-  public static final int ENTRY_OVERHEAD = 224;
+  /** Estimated heap bytes per distinct user key beyond its bytes. */
+  public static final int KEY_OVERHEAD = 168;
+  /** Estimated heap bytes per version beyond its value bytes. */
+  public static final int VERSION_OVERHEAD = 48;
   private static final byte[] EMPTY = new byte[0];
 
-  private final ConcurrentSkipListMap<SkipKey, byte[]> map = new ConcurrentSkipListMap<>();
-  /** User key -> its newest entry (highest sequence number). */
-  private final ConcurrentHashMap<HashKey, Map.Entry<InternalKey, byte[]>> latest = new ConcurrentHashMap<>();
+  private final ConcurrentSkipListMap<SkipKey, Chain> map = new ConcurrentSkipListMap<>();
+  private final ConcurrentHashMap<HashKey, Chain> index = new ConcurrentHashMap<>();
   private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong versions = new AtomicLong();
   private final AtomicLong maxSeqNum = new AtomicLong();
+
+  /** One version of a key. Immutable but for {@code next}, which is set before it is linked in. */
+  private static final class Version {
+    final long seqNum;
+    final ValueKind kind;
+    final byte[] value;
+    volatile Version next;
+
+    Version(long seqNum, ValueKind kind, byte[] value) {
+      this.seqNum = seqNum;
+      this.kind = kind;
+      this.value = value;
+    }
+  }
+
+  /**
+   * The versions of one user key, highest sequence number first. Thread safety: {@link #add} holds
+   * this object's monitor; readers follow the volatile links without it.
+   */
+  private static final class Chain {
+    final byte[] userKey;
+    volatile Version head;
+
+    Chain(byte[] userKey) {
+      this.userKey = userKey;
+    }
+
+    /** Links {@code v} in sequence order (at the head, unless racing adds came out of order). */
+    synchronized void add(Version v) {
+      Version h = head;
+      if (h == null || v.seqNum > h.seqNum) {
+        v.next = h;
+        head = v;
+        return;
+      }
+      Version pred = h;
+      while (pred.next != null && pred.next.seqNum > v.seqNum) {
+        pred = pred.next;
+      }
+      v.next = pred.next;
+      pred.next = v;
+    }
+
+    /** The newest version at or below {@code snapshotSeq}, or {@code null}. */
+    Version visibleAt(long snapshotSeq) {
+      Version v = head;
+      while (v != null && v.seqNum > snapshotSeq) {
+        v = v.next;
+      }
+      return v;
+    }
+  }
 
   /**
    * Adds one entry. REQUIRES: {@code seqNum} is unique in this memtable; {@code value} is ignored
@@ -51,15 +116,29 @@ public final class MemTable {
    */
   public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) {
     byte[] v = kind == ValueKind.DELETE ? EMPTY : value;
-    InternalKey ik = new InternalKey(userKey, seqNum, kind);
-    map.put(new SkipKey(ik), v);
-    latest.merge(new HashKey(userKey), new AbstractMap.SimpleImmutableEntry<>(ik, v),
-        (old, added) -> added.getKey().seqNum() > old.getKey().seqNum() ? added : old);
+    long added = VERSION_OVERHEAD + v.length;
+    HashKey hk = new HashKey(userKey);
+    Chain chain = index.get(hk);
+    if (chain == null) {
+      Chain fresh = new Chain(userKey);
+      Chain listed = map.putIfAbsent(new SkipKey(userKey), fresh);
+      chain = listed == null ? fresh : listed;
+      index.putIfAbsent(hk, chain); // after the skip list: the index never runs ahead of it
+      if (listed == null) {
+        added += KEY_OVERHEAD + userKey.length;
+      }
+    }
+    chain.add(new Version(seqNum, kind, v));
+    versions.incrementAndGet();
     long prev;
     do {
       prev = maxSeqNum.get();
     } while (seqNum > prev && !maxSeqNum.compareAndSet(prev, seqNum));
-    return bytes.addAndGet(userKey.length + v.length + ENTRY_OVERHEAD);
+    return bytes.addAndGet(added);
+  }
+
+  private static Map.Entry<InternalKey, byte[]> entry(Chain c, Version v) {
+    return new AbstractMap.SimpleImmutableEntry<>(new InternalKey(c.userKey, v.seqNum, v.kind), v.value);
   }
 
   /**
@@ -68,19 +147,14 @@ public final class MemTable {
    * entries in older sources).
    */
   public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long snapshotSeq) {
-    Map.Entry<SkipKey, byte[]> e = map.ceilingEntry(new SkipKey(InternalKey.seekKey(userKey, snapshotSeq)));
-    if (e == null || !Arrays.equals(e.getKey().key.userKey(), userKey)) {
-      return null;
-    }
-    return new AbstractMap.SimpleImmutableEntry<>(e.getKey().key, e.getValue());
+    Chain c = index.get(new HashKey(userKey));
+    Version v = c == null ? null : c.visibleAt(snapshotSeq);
+    return v == null ? null : entry(c, v);
   }
 
-  /**
-   * The newest entry of {@code userKey}, or {@code null} when the memtable has none: the same as
-   * {@code get(userKey, InternalKey.MAX_SEQ_NUM)}, by one hash probe.
-   */
+  /** The newest entry of {@code userKey}, or {@code null}: one hash probe. */
   public Map.Entry<InternalKey, byte[]> getLatest(byte[] userKey) {
-    return latest.get(new HashKey(userKey));
+    return get(userKey, InternalKey.MAX_SEQ_NUM);
   }
 
   public long approximateBytes() {
@@ -88,12 +162,12 @@ public final class MemTable {
   }
 
   public boolean isEmpty() {
-    return map.isEmpty();
+    return versions.get() == 0;
   }
 
-  /** The number of entries (all versions); O(n), for statistics and flushes. */
-  public int entryCount() {
-    return map.size();
+  /** The number of entries (all versions of all keys). */
+  public long entryCount() {
+    return versions.get();
   }
 
   /** The largest sequence number added, 0 when empty. */
@@ -107,25 +181,23 @@ public final class MemTable {
   }
 
   /**
-   * An internal key in the skip list, with the first 16 bytes of its user key kept inline as two
-   * big-endian longs (zero-padded). Most comparisons of a skip-list search are decided by those two
-   * numbers without loading the key's byte array, one cache miss less per step: inserts into a
-   * memtable of a million entries went from about 3.0 to 1.9 microseconds. The order is exactly
-   * {@link InternalKey}'s ({@link InternalKeyComparator}).
+   * A user key in the skip list, with its first 16 bytes kept inline as two big-endian longs
+   * (zero-padded): most comparisons of a search are decided by those two numbers without loading
+   * the key's byte array, one cache miss less per step. The order is unsigned lexicographic, as
+   * {@link InternalKey}'s on user keys.
    *
    * <p>Thread safety: immutable.
    */
   private static final class SkipKey implements Comparable<SkipKey> {
     private static final int INLINE = 16;
-    final InternalKey key;
+    final byte[] key;
     private final long prefix0;
     private final long prefix1;
 
-    SkipKey(InternalKey key) {
+    SkipKey(byte[] key) {
       this.key = key;
-      byte[] k = key.userKey();
-      this.prefix0 = bigEndian(k, 0);
-      this.prefix1 = bigEndian(k, 8);
+      this.prefix0 = bigEndian(key, 0);
+      this.prefix1 = bigEndian(key, 8);
     }
 
     private static long bigEndian(byte[] k, int off) {
@@ -144,21 +216,11 @@ public final class MemTable {
       if (prefix1 != o.prefix1) {
         return Long.compareUnsigned(prefix1, o.prefix1);
       }
-      byte[] a = key.userKey();
-      byte[] b = o.key.userKey();
-      if (a.length <= INLINE && b.length <= INLINE) {
-        // Equal zero-padded prefixes: either the same key, or one is the other plus trailing zeros.
-        if (a.length != b.length) {
-          return a.length < b.length ? -1 : 1;
-        }
-        long as = key.seqNum();
-        long bs = o.key.seqNum();
-        if (as != bs) {
-          return as > bs ? -1 : 1;
-        }
-        return Integer.compare(o.key.kind().code(), key.kind().code());
+      if (key.length <= INLINE && o.key.length <= INLINE) {
+        // Equal zero-padded prefixes: the same key, or one is the other plus trailing zeros.
+        return Integer.compare(key.length, o.key.length);
       }
-      return key.compareTo(o.key);
+      return Arrays.compareUnsigned(key, o.key);
     }
 
     @Override
@@ -168,7 +230,7 @@ public final class MemTable {
 
     @Override
     public int hashCode() {
-      return key.hashCode();
+      return Arrays.hashCode(key);
     }
   }
 
@@ -196,8 +258,9 @@ public final class MemTable {
   /** Thread safety: confined. */
   private final class MemTableCursor implements InternalCursor {
     private final long snapshotSeq;
-    private Iterator<Map.Entry<SkipKey, byte[]>> it;
-    private Map.Entry<SkipKey, byte[]> current;
+    private Iterator<Chain> it;
+    private Chain chain;
+    private Version current;
 
     MemTableCursor(long snapshotSeq) {
       this.snapshotSeq = snapshotSeq;
@@ -210,55 +273,82 @@ public final class MemTable {
 
     @Override
     public void seekToFirst() {
-      it = map.entrySet().iterator();
-      advance();
+      it = map.values().iterator();
+      nextChain();
     }
 
     @Override
     public void seek(byte[] userKey, long seqNum) {
-      it = map.tailMap(new SkipKey(InternalKey.seekKey(userKey, seqNum)), true).entrySet().iterator();
-      advance();
+      it = map.tailMap(new SkipKey(userKey), true).values().iterator();
+      if (!it.hasNext()) {
+        chain = null;
+        current = null;
+        return;
+      }
+      chain = it.next();
+      if (Arrays.equals(chain.userKey, userKey)) {
+        // Internal order: this key's versions at or below seqNum come at or after the seek key.
+        current = chain.visibleAt(Math.min(seqNum, snapshotSeq));
+        if (current == null) {
+          nextChain();
+        }
+      } else {
+        current = chain.visibleAt(snapshotSeq);
+        if (current == null) {
+          nextChain();
+        }
+      }
     }
 
     @Override
     public void next() {
-      advance();
+      Version v = current.next;
+      while (v != null && v.seqNum > snapshotSeq) {
+        v = v.next;
+      }
+      current = v;
+      if (current == null) {
+        nextChain();
+      }
     }
 
-    private void advance() {
+    /** Moves to the newest visible version of the next key that has one. */
+    private void nextChain() {
+      current = null;
       while (it.hasNext()) {
-        Map.Entry<SkipKey, byte[]> e = it.next();
-        if (e.getKey().key.seqNum() <= snapshotSeq) {
-          current = e;
+        chain = it.next();
+        current = chain.visibleAt(snapshotSeq);
+        if (current != null) {
           return;
         }
       }
-      current = null;
+      chain = null;
     }
 
     @Override
     public byte[] userKey() {
-      return current.getKey().key.userKey();
+      return chain.userKey;
     }
 
     @Override
     public long seqNum() {
-      return current.getKey().key.seqNum();
+      return current.seqNum;
     }
 
     @Override
     public ValueKind kind() {
-      return current.getKey().key.kind();
+      return current.kind;
     }
 
     @Override
     public byte[] value() {
-      return current.getValue();
+      return current.value;
     }
 
     @Override
     public void close() {
       current = null;
+      chain = null;
     }
   }
 }

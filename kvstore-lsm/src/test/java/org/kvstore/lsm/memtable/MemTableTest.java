@@ -4,93 +4,109 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.ValueKind;
 import org.kvstore.testkit.Seeds;
 
-/** The memtable's hash index answers latest-version reads exactly as the ordered skip list does. */
+/**
+ * The memtable (version chains under a skip list and a hash index) against a model: a sorted set of
+ * internal keys, which is what the memtable must behave as for point reads at any snapshot,
+ * cursors, seeks, and concurrent adds.
+ */
 class MemTableTest {
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static void assertSameAsSkipList(MemTable mem, byte[] key) {
-    Map.Entry<InternalKey, byte[]> viaIndex = mem.getLatest(key);
-    Map.Entry<InternalKey, byte[]> viaList = mem.get(key, InternalKey.MAX_SEQ_NUM);
-    if (viaList == null) {
-      assertThat(viaIndex).as("key %s", new String(key, StandardCharsets.UTF_8)).isNull();
-    } else {
-      assertThat(viaIndex).as("key %s", new String(key, StandardCharsets.UTF_8)).isNotNull();
-      assertThat(viaIndex.getKey()).isEqualTo(viaList.getKey());
-      assertThat(viaIndex.getValue()).isEqualTo(viaList.getValue());
+  /** The model's newest entry of {@code key} at or below {@code snapshot}, or null. */
+  private static InternalKey modelGet(TreeSet<InternalKey> model, byte[] key, long snapshot) {
+    InternalKey k = model.ceiling(InternalKey.seekKey(key, snapshot));
+    return k != null && Arrays.equals(k.userKey(), key) ? k : null;
+  }
+
+  private static List<InternalKey> drain(InternalCursor c) throws Exception {
+    List<InternalKey> out = new ArrayList<>();
+    for (; c.isValid(); c.next()) {
+      out.add(new InternalKey(c.userKey(), c.seqNum(), c.kind()));
     }
+    return out;
   }
 
   @Test
-  void latestRead_matchesTheSkipList_forPutsDeletesAndOutOfOrderSequenceNumbers() {
-    long seed = Seeds.seed("MemTableTest.latestRead");
+  void pointReadsAndCursors_matchTheModel_atEverySnapshot() throws Exception {
+    long seed = Seeds.seed("MemTableTest.model");
     Random rnd = new Random(seed);
+    byte[] alphabet = {0x00, 0x01, 0x7F, (byte) 0x80, (byte) 0xFF};
     MemTable mem = new MemTable();
+    TreeSet<InternalKey> model = new TreeSet<>();
+    List<byte[]> keys = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      byte[] key = new byte[rnd.nextInt(21)]; // 0 to 20 bytes: below, at and above the 16 inline bytes
+      for (int j = 0; j < key.length; j++) {
+        key[j] = alphabet[rnd.nextInt(alphabet.length)];
+      }
+      keys.add(key);
+    }
     // Sequence numbers arrive shuffled: racing writers may add an older version after a newer one.
     List<Long> seqs = new ArrayList<>();
-    for (long s = 1; s <= 20_000; s++) {
+    for (long s = 1; s <= 6_000; s++) {
       seqs.add(s);
     }
     Collections.shuffle(seqs, rnd);
     for (long seq : seqs) {
-      byte[] key = b("k" + rnd.nextInt(2_000));
-      if (rnd.nextInt(5) == 0) {
-        mem.add(key, seq, ValueKind.DELETE, null);
-      } else {
-        mem.add(key, seq, ValueKind.PUT, b("v" + seq));
-      }
-    }
-    for (int k = 0; k < 2_100; k++) {
-      assertSameAsSkipList(mem, b("k" + k)); // k >= 2000 were never written
-    }
-    assertThat(mem.getLatest(new byte[0])).isNull();
-  }
-
-  @Test
-  void cursorOrder_isInternalKeyOrder_forKeysAroundTheInlinePrefix() throws Exception {
-    long seed = Seeds.seed("MemTableTest.cursorOrder");
-    Random rnd = new Random(seed);
-    byte[] alphabet = {0x00, 0x01, 0x7F, (byte) 0x80, (byte) 0xFF};
-    MemTable mem = new MemTable();
-    java.util.TreeSet<InternalKey> model = new java.util.TreeSet<>();
-    for (long seq = 1; seq <= 5_000; seq++) {
-      byte[] key = new byte[rnd.nextInt(21)]; // 0 to 20 bytes: below, at and above the 16 inline bytes
-      for (int i = 0; i < key.length; i++) {
-        key[i] = alphabet[rnd.nextInt(alphabet.length)];
-      }
-      ValueKind kind = rnd.nextInt(4) == 0 ? ValueKind.DELETE : ValueKind.PUT;
-      mem.add(key, seq, kind, b("v"));
+      byte[] key = keys.get(rnd.nextInt(keys.size()));
+      ValueKind kind = rnd.nextInt(5) == 0 ? ValueKind.DELETE : ValueKind.PUT;
+      mem.add(key, seq, kind, b("v" + seq));
       model.add(new InternalKey(key, seq, kind));
     }
-    List<InternalKey> seen = new ArrayList<>();
-    org.kvstore.lsm.cursor.InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
-    for (c.seekToFirst(); c.isValid(); c.next()) {
-      seen.add(new InternalKey(c.userKey(), c.seqNum(), c.kind()));
+    assertThat(mem.entryCount()).isEqualTo(model.size());
+    assertThat(mem.maxSeqNum()).isEqualTo(6_000);
+    for (long snapshot : new long[] {0, 1, 17, 2_999, 5_999, InternalKey.MAX_SEQ_NUM}) {
+      for (byte[] key : keys) {
+        InternalKey want = modelGet(model, key, snapshot);
+        Map.Entry<InternalKey, byte[]> got = mem.get(key, snapshot);
+        if (want == null) {
+          assertThat(got).as("seed %d snapshot %d", seed, snapshot).isNull();
+        } else {
+          assertThat(got.getKey()).as("seed %d snapshot %d", seed, snapshot).isEqualTo(want);
+          assertThat(got.getValue()).isEqualTo(want.kind() == ValueKind.PUT ? b("v" + want.seqNum()) : new byte[0]);
+        }
+      }
+      List<InternalKey> visible = model.stream().filter(k -> k.seqNum() <= snapshot).toList();
+      InternalCursor c = mem.newCursor(snapshot);
+      c.seekToFirst();
+      assertThat(drain(c)).as("seed %d snapshot %d", seed, snapshot).containsExactlyElementsOf(visible);
+      for (int i = 0; i < 100; i++) {
+        byte[] key = rnd.nextInt(10) == 0 ? new byte[] {0x00, (byte) 0xFF} : keys.get(rnd.nextInt(keys.size()));
+        long at = 1 + rnd.nextInt(6_000);
+        c.seek(key, at);
+        InternalKey seekKey = InternalKey.seekKey(key, at);
+        InternalKey want = visible.stream().filter(k -> k.compareTo(seekKey) >= 0).findFirst().orElse(null);
+        if (want == null) {
+          assertThat(c.isValid()).isFalse();
+        } else {
+          assertThat(new InternalKey(c.userKey(), c.seqNum(), c.kind()))
+              .as("seed %d snapshot %d seek %d", seed, snapshot, at).isEqualTo(want);
+        }
+      }
     }
-    assertThat(seen).as("seed %d", seed).containsExactlyElementsOf(model);
-    for (InternalKey k : List.copyOf(model).subList(0, 200)) {
-      c.seek(k.userKey(), k.seqNum());
-      assertThat(c.isValid()).isTrue();
-      assertThat(new InternalKey(c.userKey(), c.seqNum(), c.kind())).isEqualTo(model.ceiling(k));
-    }
+    assertThat(mem.getLatest(b("never written"))).isNull();
   }
 
   @Test
-  void concurrentAddsOfOneKey_leaveTheNewestInTheIndex() throws Exception {
+  void concurrentAddsOfOneKey_keepEveryVersionInOrder() throws Exception {
     MemTable mem = new MemTable();
     byte[] key = b("hot");
     ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -110,6 +126,42 @@ class MemTableTest {
     pool.shutdown();
     assertThat(mem.getLatest(key).getKey().seqNum()).isEqualTo(20_000);
     assertThat(mem.getLatest(key).getValue()).isEqualTo(b("v20000"));
-    assertSameAsSkipList(mem, key);
+    InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+    c.seekToFirst();
+    List<InternalKey> all = drain(c);
+    assertThat(all).hasSize(20_000);
+    for (int i = 0; i < all.size(); i++) {
+      assertThat(all.get(i).seqNum()).isEqualTo(20_000 - i);
+    }
+  }
+
+  @Test
+  void concurrentFirstAddsOfNewKeys_areAllSeenByReadsAndCursors() throws Exception {
+    MemTable mem = new MemTable();
+    int threads = 4;
+    int keys = 2_000;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> fs = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      fs.add(pool.submit(() -> {
+        for (int k = 0; k < keys; k++) { // every thread races to create every key
+          long seq = (long) k * threads + id + 1;
+          byte[] key = b("key-" + k);
+          mem.add(key, seq, ValueKind.PUT, b("v" + seq));
+          assertThat(mem.getLatest(key)).as("own write visible").isNotNull();
+        }
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+    c.seekToFirst();
+    assertThat(drain(c)).hasSize(keys * threads);
+    for (int k = 0; k < keys; k++) {
+      assertThat(mem.getLatest(b("key-" + k)).getKey().seqNum()).isEqualTo((long) k * threads + threads);
+    }
   }
 }
