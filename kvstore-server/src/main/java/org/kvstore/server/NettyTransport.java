@@ -23,8 +23,8 @@ final class NettyTransport implements AutoCloseable {
 
   /**
    * {@code ioThreads} event loops; 0 means one per core. Not Netty's two per core: on a small
-   * machine every extra loop adds a thread wake-up per request, and the redis-benchmark matrix
-   * (docs/benchmarks.md) was better with one loop per core than with two in nearly every case.
+   * machine every extra loop adds a thread wake-up per request, and in the redis-benchmark matrix
+   * (docs/benchmarks.md) one loop per core beat two in 12 of 20 cases and lost in 4.
    */
   NettyTransport(int ioThreads) {
     if (ioThreads == 0) {
