@@ -120,14 +120,8 @@ public final class SstableReader {
 
   /** Verifies the trailer of stored contents at {@code buf[off, off+size+5)} and decompresses. */
   private static byte[] decodeStored(Path path, long fileOffset, byte[] buf, int off, int size) {
+    verifyStored(path, fileOffset, buf, off, size);
     int type = buf[off + size] & 0xFF;
-    int expected = VarInts.getIntLE(buf, off + size + 1);
-    int actual = SstableFormat.blockCrc(buf, off, size, type);
-    if (expected != actual) {
-      throw new CorruptionException(
-          path, fileOffset,
-          String.format("block checksum mismatch (stored %08x, computed %08x, %d bytes)", expected, actual, size));
-    }
     try {
       if (type == SstableFormat.COMPRESSION_NONE) {
         return off == 0 && buf.length == size ? buf : java.util.Arrays.copyOfRange(buf, off, off + size);
@@ -257,29 +251,37 @@ public final class SstableReader {
       holder[0] = buf;
     }
     readAt(buf, total, offset);
-    verifyStored(path, offset, buf, 0, size);
-    byte[] raw;
-    int len;
-    if ((buf[size] & 0xFF) == SstableFormat.COMPRESSION_NONE) {
-      raw = buf;
-      len = size;
-    } else {
-      raw = decodeStored(path, offset, buf, 0, size);
-      len = raw.length;
-    }
+    byte[] raw = contentsInPlace(offset, buf, size);
+    int len = raw == buf ? size : raw.length;
     boolean admit = cache.admit(fileNum, offset);
     if (admit && raw == buf) {
       raw = java.util.Arrays.copyOf(buf, len);
     }
-    try {
-      b = new Block(raw, len);
-    } catch (IllegalArgumentException e) {
-      throw new CorruptionException(path, offset, "bad data block: " + e.getMessage());
-    }
+    b = parseBlock(offset, raw, len);
     if (admit) {
       cache.put(fileNum, offset, b);
     }
     return b;
+  }
+
+  /**
+   * The verified contents of the stored block read from {@code offset} into {@code buf[0, size+5)}:
+   * {@code buf} itself when uncompressed (contents in {@code [0, size)}), else a decoded array.
+   */
+  private byte[] contentsInPlace(long offset, byte[] buf, int size) {
+    if ((buf[size] & 0xFF) == SstableFormat.COMPRESSION_NONE) {
+      verifyStored(path, offset, buf, 0, size);
+      return buf;
+    }
+    return decodeStored(path, offset, buf, 0, size);
+  }
+
+  private Block parseBlock(long offset, byte[] raw, int len) {
+    try {
+      return new Block(raw, len);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptionException(path, offset, "bad data block: " + e.getMessage());
+    }
   }
 
   /** Checks the CRC of stored contents at {@code buf[off, off+size+5)}. */
@@ -319,20 +321,10 @@ public final class SstableReader {
     } else {
       byte[] buf = new byte[total];
       readAt(buf, total, offset);
-      verifyStored(path, offset, buf, 0, size);
-      if ((buf[size] & 0xFF) == SstableFormat.COMPRESSION_NONE) {
-        raw = buf; // the 5-byte trailer stays behind the contents: no copy
-        len = size;
-      } else {
-        raw = decodeStored(path, offset, buf, 0, size);
-        len = raw.length;
-      }
+      raw = contentsInPlace(offset, buf, size); // uncompressed: the trailer stays behind, no copy
+      len = raw == buf ? size : raw.length;
     }
-    try {
-      b = new Block(raw, len);
-    } catch (IllegalArgumentException e) {
-      throw new CorruptionException(path, offset, "bad data block: " + e.getMessage());
-    }
+    b = parseBlock(offset, raw, len);
     if (fillCache && cache.admit(fileNum, offset)) {
       cache.put(fileNum, offset, b);
     }
