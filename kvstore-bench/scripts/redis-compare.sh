@@ -3,6 +3,7 @@
 # same run, on loopback only.
 #
 #   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-o RESULTS.md] [--quick]
+#       [--case "CLIENTS SIZE PIPELINE"]... [--durability sync|periodic]
 #
 # Matrix (each run is "-t set,get", random keys from -r 100000):
 #   BlinkDB table: 10, 100 and 1000 clients, 3-byte values, not pipelined
@@ -16,6 +17,8 @@
 # Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
+# --case (repeatable) runs only the given cases, --durability only one pairing: for a focused look
+# at one row; the full matrix is what docs/benchmarks.md reports.
 # KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2").
 # Needs: redis-server, redis-benchmark (apt-get install redis-server redis-tools), java 17.
 # Writes a Markdown table (throughput, p50, p99, ratios) to stdout and to -o (default
@@ -27,13 +30,23 @@ N=100000
 OUT="$ROOT/kvstore-bench/target/redis-compare.md"
 QUICK=0
 REPEATS=3
+ONLY_CASES=()
+PAIRINGS=("sync always" "periodic everysec")
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) N="$2"; shift 2 ;;
     -o) OUT="$2"; shift 2 ;;
     -R) REPEATS="$2"; shift 2 ;;
     --quick) QUICK=1; N=20000; REPEATS=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --case) ONLY_CASES+=("$2"); shift 2 ;;
+    --durability)
+      case "$2" in
+        sync) PAIRINGS=("sync always") ;;
+        periodic) PAIRINGS=("periodic everysec") ;;
+        *) echo "--durability takes sync or periodic, not $2" >&2; exit 2 ;;
+      esac
+      shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -132,8 +145,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 
 CASES=("10 3 1" "100 3 1" "1000 3 1" "50 500 1" "50 500 16")
 if [[ $QUICK == 1 ]]; then CASES=("10 3 1" "1000 3 1" "50 500 16"); fi
+if [[ ${#ONLY_CASES[@]} -gt 0 ]]; then CASES=("${ONLY_CASES[@]}"); fi
 
-for pairing in "sync always" "periodic everysec"; do
+for pairing in "${PAIRINGS[@]}"; do
   read -r kvd rfs <<<"$pairing"
   start_servers "$kvd" "$rfs"
   # Warm-up (not recorded), the same on both servers: every case once at half the requests.

@@ -11,13 +11,15 @@ import org.kvstore.lsm.version.Version;
 /**
  * The user's cursor over {@code [from, to)} at one snapshot: walks the merge of all sources, takes
  * the newest entry of each user key and skips keys whose newest entry is a tombstone. Pins the
- * version it reads until {@link #close()}.
+ * version it reads and keeps its snapshot registered (see {@link OpenSnapshots}) until
+ * {@link #close()}.
  *
  * <p>Thread safety: confined to one thread.
  */
 final class LsmCursor implements Cursor {
   private final MergingCursor merged;
   private final Version version;
+  private final Runnable releaseSnapshot;
   private final byte[] from;
   private final byte[] to;
   private final String table;
@@ -27,9 +29,11 @@ final class LsmCursor implements Cursor {
   private byte[] value;
   private boolean closed;
 
-  LsmCursor(MergingCursor merged, Version version, byte[] from, byte[] to, String table) {
+  LsmCursor(
+      MergingCursor merged, Version version, Runnable releaseSnapshot, byte[] from, byte[] to, String table) {
     this.merged = merged;
     this.version = version;
+    this.releaseSnapshot = releaseSnapshot;
     this.from = from;
     this.to = to;
     this.table = table;
@@ -101,8 +105,12 @@ final class LsmCursor implements Cursor {
   public void close() {
     if (!closed) {
       closed = true;
-      merged.close();
-      version.unref();
+      try {
+        merged.close();
+      } finally {
+        version.unref();
+        releaseSnapshot.run();
+      }
     }
   }
 }

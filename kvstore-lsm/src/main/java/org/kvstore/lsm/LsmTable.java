@@ -66,6 +66,10 @@ import org.slf4j.LoggerFactory;
  *       with that LSN as the persisted LSN, so {@link #persistedLsn()} only grows and is always
  *       covered by the durable SSTables. Replayed mutations simply get new sequence numbers; puts
  *       and removes are idempotent.
+ *   <li><b>Old versions.</b> An open cursor registers its snapshot in {@link OpenSnapshots} (under
+ *       the fence, with the snapshot) until closed; writers pass the oldest one to the memtable,
+ *       which drops the versions of the written key no open cursor can see. With no cursor open an
+ *       overwritten key keeps one version in the memtable.
  *   <li><b>Read views.</b> {@link SuperVersion} bundles memtable, immutables and the SSTable
  *       {@link Version}; it is replaced (under {@code svLock}) at each switch, flush and compaction.
  *       Readers pin its version; cursors keep the pin until closed, so the files they read are
@@ -98,6 +102,7 @@ final class LsmTable implements EngineTable {
   private final Object svLock = new Object();
   private volatile SuperVersion sv;
   private final AtomicLong lastSeq = new AtomicLong();
+  private final OpenSnapshots snapshots = new OpenSnapshots();
   private final ReentrantLock roomLock = new ReentrantLock();
   private final Condition roomChanged = roomLock.newCondition();
   private final LsmStatistics statistics = new LsmStatistics();
@@ -181,7 +186,7 @@ final class LsmTable implements EngineTable {
     long size;
     long stamp = writeFence.readLock();
     try {
-      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value);
+      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value, snapshots.oldest());
     } finally {
       writeFence.unlockRead(stamp);
     }
@@ -195,7 +200,7 @@ final class LsmTable implements EngineTable {
     long size;
     long stamp = writeFence.readLock();
     try {
-      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null);
+      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null, snapshots.oldest());
     } finally {
       writeFence.unlockRead(stamp);
     }
@@ -214,13 +219,14 @@ final class LsmTable implements EngineTable {
     long stamp = writeFence.readLock();
     try {
       MemTable mem = sv.mem();
+      long oldest = snapshots.oldest();
       long seq = lastSeq.getAndAdd(batch.size()) + 1;
       for (Mutation m : batch) {
         if (m.isRemove()) {
-          size = mem.add(m.key(), seq++, ValueKind.DELETE, null);
+          size = mem.add(m.key(), seq++, ValueKind.DELETE, null, oldest);
           bytes += m.key().length;
         } else {
-          size = mem.add(m.key(), seq++, ValueKind.PUT, m.value());
+          size = mem.add(m.key(), seq++, ValueKind.PUT, m.value(), oldest);
           bytes += m.key().length + m.value().length;
         }
       }
@@ -466,9 +472,12 @@ final class LsmTable implements EngineTable {
     try {
       snapshot = lastSeq.get();
       s = acquire();
+      snapshots.register(snapshot); // under the fence: writers from now on keep what it sees
     } finally {
       writeFence.unlockWrite(stamp);
     }
+    final long snap = snapshot;
+    Runnable release = () -> snapshots.release(snap);
     List<InternalCursor> children = new ArrayList<>();
     try {
       children.add(s.mem().newCursor(snapshot));
@@ -491,9 +500,11 @@ final class LsmTable implements EngineTable {
         c.close();
       }
       s.version().unref();
+      release.run();
       throw e;
     }
-    return new LsmCursor(new MergingCursor(children), s.version(), fromInclusive, toExclusive, ctx.tableName());
+    return new LsmCursor(
+        new MergingCursor(children), s.version(), release, fromInclusive, toExclusive, ctx.tableName());
   }
 
   // ---- persistence ----

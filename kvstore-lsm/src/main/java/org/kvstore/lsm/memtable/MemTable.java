@@ -30,12 +30,18 @@ import org.kvstore.lsm.key.ValueKind;
  * list and, per key, the versions at or below their snapshot, which is exactly the internal-key
  * order (user key ascending, sequence number descending) that SSTables use.
  *
+ * <p>Writers pass the oldest snapshot an open cursor uses, and each add unlinks the versions of its
+ * key below the newest one at or below it: with no cursor open, a key keeps its newest version
+ * only, so a workload that overwrites a working set (the common case of a cache) holds that set,
+ * not every write since the last flush (which would write the newest version of each key only
+ * anyway). Readers walking a chain while it is cut keep going through the unlinked nodes.
+ *
  * <p>A new key's chain goes into the skip list first and into the hash index second, by every
  * writer that meets it (the index holds a chain only once the skip list does, and always the
  * same one), so an acknowledged write is seen by both a later read and a later cursor.
  *
  * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
- * value bytes plus {@link #VERSION_OVERHEAD} per version: estimates of the skip-list and
+ * value bytes plus {@link #VERSION_OVERHEAD} per version kept (dropped versions are subtracted): estimates of the skip-list and
  * hash-index nodes, the key and chain objects, the version node and the array headers.
  *
  * <p>Thread safety: thread-safe. The skip list and hash index are concurrent maps; a chain's adds
@@ -48,6 +54,8 @@ public final class MemTable {
   public static final int KEY_OVERHEAD = 168;
   /** Estimated heap bytes per version beyond its value bytes. */
   public static final int VERSION_OVERHEAD = 48;
+  /** An {@code oldestSnapshot} below every sequence number: keeps every version. */
+  public static final long KEEP_ALL_VERSIONS = Long.MIN_VALUE;
   private static final byte[] EMPTY = new byte[0];
 
   private final ConcurrentSkipListMap<SkipKey, Chain> map = new ConcurrentSkipListMap<>();
@@ -82,20 +90,37 @@ public final class MemTable {
       this.userKey = userKey;
     }
 
-    /** Links {@code v} in sequence order (at the head, unless racing adds came out of order). */
-    synchronized void add(Version v) {
+    /**
+     * Links {@code v} in sequence order (at the head, unless racing adds came out of order), then
+     * unlinks the versions below the newest one at or below {@code oldestSnapshot}: no reader at
+     * that snapshot or above can see them.
+     *
+     * @return the first unlinked version (the rest follow by {@code next}), or {@code null}
+     */
+    synchronized Version add(Version v, long oldestSnapshot) {
       Version h = head;
       if (h == null || v.seqNum > h.seqNum) {
         v.next = h;
         head = v;
-        return;
+      } else {
+        Version pred = h;
+        while (pred.next != null && pred.next.seqNum > v.seqNum) {
+          pred = pred.next;
+        }
+        v.next = pred.next;
+        pred.next = v;
       }
-      Version pred = h;
-      while (pred.next != null && pred.next.seqNum > v.seqNum) {
-        pred = pred.next;
+      Version keep = head;
+      while (keep != null && keep.seqNum > oldestSnapshot) {
+        keep = keep.next;
       }
-      v.next = pred.next;
-      pred.next = v;
+      if (keep == null || keep.next == null) {
+        return null;
+      }
+      Version dropped = keep.next;
+      // A reader already past "keep" still walks the dropped nodes, whose links stay as they are.
+      keep.next = null;
+      return dropped;
     }
 
     /** The newest version at or below {@code snapshotSeq}, or {@code null}. */
@@ -108,13 +133,23 @@ public final class MemTable {
     }
   }
 
+  /** Adds one entry and keeps every version: {@link #add(byte[], long, ValueKind, byte[], long)}. */
+  public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) {
+    return add(userKey, seqNum, kind, value, KEEP_ALL_VERSIONS);
+  }
+
   /**
-   * Adds one entry. REQUIRES: {@code seqNum} is unique in this memtable; {@code value} is ignored
-   * for a delete. The arrays are kept, not copied.
+   * Adds one entry and drops the versions of {@code userKey} that no reader can see any more: those
+   * older than its newest version at or below {@code oldestSnapshot}, the smallest snapshot a
+   * reader of this memtable may still use (the newest version is always kept, a delete included: it
+   * hides older entries in older sources). A key overwritten again and again thus holds one version,
+   * not one per write, and the memtable fills with distinct keys. REQUIRES: {@code seqNum} is unique
+   * in this memtable, and no reader takes a snapshot below {@code oldestSnapshot} later;
+   * {@code value} is ignored for a delete. The arrays are kept, not copied.
    *
    * @return the approximate size of the memtable after the add
    */
-  public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) {
+  public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value, long oldestSnapshot) {
     byte[] v = kind == ValueKind.DELETE ? EMPTY : value;
     long added = VERSION_OVERHEAD + v.length;
     HashKey hk = new HashKey(userKey);
@@ -128,8 +163,13 @@ public final class MemTable {
         added += KEY_OVERHEAD + userKey.length;
       }
     }
-    chain.add(new Version(seqNum, kind, v));
-    versions.incrementAndGet();
+    Version dropped = chain.add(new Version(seqNum, kind, v), oldestSnapshot);
+    long count = 1;
+    for (Version d = dropped; d != null; d = d.next) {
+      added -= VERSION_OVERHEAD + d.value.length;
+      count--;
+    }
+    versions.addAndGet(count);
     long prev;
     do {
       prev = maxSeqNum.get();

@@ -164,4 +164,99 @@ class MemTableTest {
       assertThat(mem.getLatest(b("key-" + k)).getKey().seqNum()).isEqualTo((long) k * threads + threads);
     }
   }
+
+  /** The newest visible entry of each key, in key order: what a user's cursor reads. */
+  private static List<InternalKey> newestPerKey(List<InternalKey> internalOrder) {
+    List<InternalKey> out = new ArrayList<>();
+    for (InternalKey k : internalOrder) {
+      if (out.isEmpty() || !Arrays.equals(out.get(out.size() - 1).userKey(), k.userKey())) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void droppingOldVersions_keepsWhatEveryOpenSnapshotSees() throws Exception {
+    long seed = Seeds.seed("MemTableTest.drop");
+    Random rnd = new Random(seed);
+    MemTable mem = new MemTable();
+    TreeSet<InternalKey> model = new TreeSet<>();
+    TreeSet<Long> open = new TreeSet<>();
+    List<byte[]> keys = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      keys.add(b("k" + i));
+    }
+    for (long seq = 1; seq <= 20_000; seq++) {
+      if (rnd.nextInt(200) == 0) {
+        open.add(seq - 1); // a cursor opens: its snapshot is everything added so far
+      }
+      if (!open.isEmpty() && rnd.nextInt(150) == 0) {
+        List<Long> live = new ArrayList<>(open); // a cursor closes
+        open.remove(live.get(rnd.nextInt(live.size())));
+      }
+      byte[] key = keys.get(rnd.nextInt(keys.size()));
+      ValueKind kind = rnd.nextInt(6) == 0 ? ValueKind.DELETE : ValueKind.PUT;
+      mem.add(key, seq, kind, b("v" + seq), open.isEmpty() ? Long.MAX_VALUE : open.first());
+      model.add(new InternalKey(key, seq, kind));
+      if (seq % 997 == 0 || seq == 20_000) {
+        List<Long> snapshots = new ArrayList<>(open);
+        snapshots.add(InternalKey.MAX_SEQ_NUM);
+        for (long snapshot : snapshots) {
+          for (byte[] k : keys) {
+            InternalKey want = modelGet(model, k, snapshot);
+            Map.Entry<InternalKey, byte[]> got = mem.get(k, snapshot);
+            assertThat(got == null ? null : got.getKey()).as("seed %d seq %d snapshot %d", seed, seq, snapshot)
+                .isEqualTo(want);
+          }
+          InternalCursor c = mem.newCursor(snapshot);
+          c.seekToFirst();
+          List<InternalKey> visible = model.stream().filter(k -> k.seqNum() <= snapshot).toList();
+          assertThat(newestPerKey(drain(c))).as("seed %d seq %d snapshot %d", seed, seq, snapshot)
+              .containsExactlyElementsOf(newestPerKey(visible));
+        }
+      }
+    }
+    // Every cursor closed: the next write of each key leaves that key one version, and the size
+    // counts exactly what is kept.
+    long seq = 20_000;
+    long expectBytes = 0;
+    for (byte[] k : keys) {
+      mem.add(k, ++seq, ValueKind.PUT, b("last"), Long.MAX_VALUE);
+      expectBytes += MemTable.KEY_OVERHEAD + k.length + MemTable.VERSION_OVERHEAD + 4;
+    }
+    assertThat(mem.entryCount()).isEqualTo(keys.size());
+    assertThat(mem.approximateBytes()).isEqualTo(expectBytes);
+    InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+    c.seekToFirst();
+    assertThat(drain(c)).hasSize(keys.size());
+  }
+
+  @Test
+  void droppingOldVersions_withRacingOutOfOrderAdds_keepsTheNewest() throws Exception {
+    MemTable mem = new MemTable();
+    byte[] key = b("hot");
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> fs = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      fs.add(pool.submit(() -> {
+        for (long i = 0; i < 20_000; i++) {
+          long seq = i * threads + id + 1;
+          mem.add(key, seq, ValueKind.PUT, b("v" + seq), Long.MAX_VALUE);
+          Map.Entry<InternalKey, byte[]> e = mem.getLatest(key);
+          assertThat(e.getKey().seqNum()).isGreaterThanOrEqualTo(seq);
+        }
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertThat(mem.getLatest(key).getKey().seqNum()).isEqualTo(80_000);
+    assertThat(mem.entryCount()).isEqualTo(1);
+    assertThat(mem.approximateBytes())
+        .isEqualTo(MemTable.KEY_OVERHEAD + 3 + MemTable.VERSION_OVERHEAD + b("v80000").length);
+  }
 }
