@@ -64,7 +64,8 @@ final class Background {
     }
     try {
       long fileNum = table.versions().newFileNum();
-      FileMetadata meta = FlushJob.run(f.mem(), fileNum, table.fileSystem(), table.directory(), table.options());
+      FileMetadata meta =
+          FlushJob.run(f.mem(), fileNum, table.fileSystem(), table.directory(), table.options(), table.blockCache());
       VersionEdit edit = new VersionEdit().persistedLsn(f.appliedLsn()).lastSeqNum(f.maxSeqNum());
       if (meta != null) {
         edit.addFile(0, meta);

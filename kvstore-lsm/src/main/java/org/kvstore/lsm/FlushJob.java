@@ -8,6 +8,7 @@ import org.kvstore.io.StorageFile;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.memtable.MemTable;
+import org.kvstore.lsm.sstable.BlockCache;
 import org.kvstore.lsm.sstable.SstableFormat;
 import org.kvstore.lsm.sstable.SstableWriter;
 import org.kvstore.lsm.version.FileMetadata;
@@ -15,7 +16,8 @@ import org.kvstore.lsm.version.FileMetadata;
 /**
  * Writes one immutable memtable to a new level-0 SSTable, keeping only the newest entry of each user
  * key (no reader needs older ones: cursors read the memtable object they pinned, never its SSTable),
- * then syncs the file and the directory. The caller logs the manifest edit.
+ * then syncs the file and the directory. The caller logs the manifest edit. With
+ * {@code block.cache.fill.on.flush} the data blocks also go into the block cache as they are written.
  *
  * <p>Thread safety: confined to the flush thread.
  */
@@ -24,7 +26,7 @@ final class FlushJob {
 
   /** Returns the new file's metadata, or {@code null} when the memtable is empty. */
   static FileMetadata run(
-      MemTable mem, long fileNum, FileSystem fs, Path dir, LsmOptions opt) throws IOException {
+      MemTable mem, long fileNum, FileSystem fs, Path dir, LsmOptions opt, BlockCache cache) throws IOException {
     if (mem.isEmpty()) {
       return null;
     }
@@ -33,6 +35,9 @@ final class FlushJob {
     boolean ok = false;
     try (SstableWriter w = new SstableWriter(file, opt.blockBytes(), opt.bloomFpRate(), opt.compression());
         InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM)) {
+      if (opt.fillCacheOnFlush()) {
+        w.fillCache(cache, fileNum);
+      }
       byte[] last = null;
       for (c.seekToFirst(); c.isValid(); c.next()) {
         byte[] k = c.userKey();
@@ -49,6 +54,7 @@ final class FlushJob {
           fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq());
     } finally {
       if (!ok) {
+        cache.evictFile(fileNum);
         try {
           fs.delete(path);
         } catch (IOException suppressed) {

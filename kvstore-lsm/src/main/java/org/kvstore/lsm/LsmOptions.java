@@ -17,6 +17,7 @@ public record LsmOptions(
     int blockBytes,
     double bloomFpRate,
     long blockCacheBytes,
+    boolean fillCacheOnFlush,
     BlockCompression compression,
     int maxOpenFiles,
     int maxImmutableMemtables,
@@ -37,6 +38,10 @@ public record LsmOptions(
           "false-positive rate of each SSTable's bloom filter");
   public static final PropertySpec<Long> BLOCK_CACHE_SIZE =
       PropertySpec.ofBytes("block.cache.size", 64L << 20, 0, 1L << 40, "bytes of the block cache");
+  public static final PropertySpec<Boolean> BLOCK_CACHE_FILL_ON_FLUSH =
+      PropertySpec.ofBoolean("block.cache.fill.on.flush", true,
+          "put the data blocks a flush writes into the block cache (RocksDB's prepopulate_block_cache "
+              + "= kFlushOnly): the keys written last are the likeliest to be read next");
   public static final PropertySpec<BlockCompression> COMPRESSION =
       PropertySpec.ofEnum("compression", BlockCompression.class, BlockCompression.NONE,
           "compression of SSTable data blocks");
@@ -66,7 +71,8 @@ public record LsmOptions(
   /** Every property, in the order the user sees them. */
   public static final List<PropertySpec<?>> PROPERTIES =
       List.of(
-          MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, COMPRESSION, MAX_OPEN_FILES,
+          MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, BLOCK_CACHE_FILL_ON_FLUSH, COMPRESSION,
+          MAX_OPEN_FILES,
           MAX_IMMUTABLE_MEMTABLES, LEVEL0_COMPACTION_TRIGGER, LEVEL0_STOP_WRITES_TRIGGER,
           LEVEL_SIZE_RATIO, LEVEL1_MAX_SIZE, TARGET_FILE_SIZE, NUM_LEVELS);
 
@@ -81,7 +87,7 @@ public record LsmOptions(
   public static LsmOptions from(TableProperties p) {
     return new LsmOptions(
         p.get(MEMTABLE_SIZE), p.get(BLOCK_SIZE).intValue(), p.get(BLOOM_FP_RATE),
-        p.get(BLOCK_CACHE_SIZE), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
+        p.get(BLOCK_CACHE_SIZE), p.get(BLOCK_CACHE_FILL_ON_FLUSH), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
         p.get(MAX_IMMUTABLE_MEMTABLES), p.get(LEVEL0_COMPACTION_TRIGGER),
         p.get(LEVEL0_STOP_WRITES_TRIGGER), p.get(LEVEL_SIZE_RATIO), p.get(LEVEL1_MAX_SIZE),
         p.get(TARGET_FILE_SIZE), p.get(NUM_LEVELS));

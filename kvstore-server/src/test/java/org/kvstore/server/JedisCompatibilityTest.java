@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +26,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.SafeEncoder;
 
 /** The real Jedis 5 client against the server, in each way CLIENTS.md §1 lists. */
 class JedisCompatibilityTest {
@@ -190,6 +193,26 @@ class JedisCompatibilityTest {
       assertThat(seen).hasSize(250);
       assertThat(j.keys("scan:1?")).hasSize(10);
       assertThat(j.dbSize()).isEqualTo(251);
+    }
+  }
+
+  @Test
+  void kvInfo_describesTheTable() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.set("info:key", "v");
+      String info = SafeEncoder.encode((byte[]) j.sendCommand(() -> SafeEncoder.encode("KV.INFO"), "default", "0"));
+      Map<String, String> fields = new HashMap<>();
+      for (String line : info.split("\r\n")) {
+        int colon = line.indexOf(':');
+        fields.put(line.substring(0, colon), line.substring(colon + 1));
+      }
+      assertThat(fields).containsKeys("engine", "durability", "entries_estimate", "bytes_on_disk");
+      assertThat(Long.parseLong(fields.get("entries_estimate"))).isPositive();
+      if (fields.get("engine").equals("lsm")) {
+        assertThat(Long.parseLong(fields.get("memtable.bytes"))).isPositive();
+      }
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("KV.INFO"), "default", "nosuch"))
+          .hasMessageStartingWith("ERR no such table: ");
     }
   }
 }

@@ -34,12 +34,23 @@ public final class SstableWriter implements AutoCloseable {
   private long entries;
   private byte[] lastUserKey;
   private boolean finished;
+  private BlockCache fillCache;
+  private long fillFileNum;
 
   public SstableWriter(StorageFile file, int blockSize, double bloomFpRate, BlockCompression compression) {
     this.file = file;
     this.blockSize = blockSize;
     this.compression = compression;
     this.bloom = new BloomFilterBuilder(bloomFpRate);
+  }
+
+  /**
+   * Puts each data block, as written, into {@code cache} under {@code fileNum} too, so the file's
+   * first readers find it there. A caller that abandons the file evicts it from the cache.
+   */
+  public void fillCache(BlockCache cache, long fileNum) {
+    this.fillCache = cache;
+    this.fillFileNum = fileNum;
   }
 
   /** Adds an entry. REQUIRES: {@code (userKey, seqNum)} sorts after every entry added before. */
@@ -83,7 +94,11 @@ public final class SstableWriter implements AutoCloseable {
     }
     byte[] last = data.lastKey();
     byte[] contents = data.finish();
-    BlockHandle h = writeBlock(contents, data.size(), compression);
+    int len = data.size();
+    BlockHandle h = writeBlock(contents, len, compression);
+    if (fillCache != null) {
+      fillCache.put(fillFileNum, h.offset(), new Block(Arrays.copyOf(contents, len)));
+    }
     data.reset();
     byte[] handle = new byte[20];
     int n = VarInts.put(handle, 0, h.offset());

@@ -7,14 +7,18 @@ import static org.kvstore.server.command.CommandSpec.WRITE;
 import static org.kvstore.server.command.CommandSpec.command;
 import static org.kvstore.server.command.ConnectionCommands.str;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import org.kvstore.AlreadyExistsException;
 import org.kvstore.Cursor;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.Table;
+import org.kvstore.TableInfo;
 import org.kvstore.server.resp.RespMessage;
 import org.kvstore.server.resp.RespRequest;
 
@@ -23,7 +27,8 @@ import org.kvstore.server.resp.RespRequest;
  * {@code KV.CREATE db table engine [property value ...]}, {@code KV.DROP db table},
  * {@code KV.DBS}, {@code KV.TABLES db}, {@code KV.USE db table} and
  * {@code KV.RANGE start end [LIMIT n]} (an ordered range of the selected table; an empty bound is
- * an open end; the reply alternates keys and values).
+ * an open end; the reply alternates keys and values) and {@code KV.INFO db table} (the table's
+ * engine, durability, size and engine statistics, one {@code name:value} line each, as INFO).
  *
  * <p>Thread safety: thread-safe.
  */
@@ -47,7 +52,9 @@ final class TableCommands {
         command("kv.use", 3).flags(SLOW).doc("kvstore", "Makes this connection use a table of a database.")
             .handler(this::use),
         command("kv.range", -3).flags(READONLY | SLOW).doc("kvstore", "Returns the keys and values of an ordered key range.")
-            .handler(this::range));
+            .handler(this::range),
+        command("kv.info", 3).flags(READONLY | SLOW).doc("kvstore", "Returns a table's engine, size and engine statistics.")
+            .handler(this::info));
   }
 
   private RespMessage create(ClientSession s, RespRequest r) {
@@ -94,6 +101,27 @@ final class TableCommands {
     }
     s.use(db, name, t);
     return RespMessage.OK;
+  }
+
+  private RespMessage info(ClientSession s, RespRequest r) {
+    String db = str(r.arg(1));
+    String name = str(r.arg(2));
+    TableInfo info;
+    try {
+      info = keyspace.table(db, name).info();
+    } catch (NoSuchTableException | org.kvstore.NoSuchDatabaseException e) {
+      throw new CommandException("ERR no such table: " + e.getMessage());
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("engine:").append(info.engine()).append("\r\n");
+    sb.append("durability:").append(info.durability() == null ? "none" : info.durability().toString()
+        .toLowerCase(Locale.ROOT)).append("\r\n");
+    sb.append("entries_estimate:").append(info.entryEstimate()).append("\r\n");
+    sb.append("bytes_on_disk:").append(info.bytesOnDisk()).append("\r\n");
+    for (Map.Entry<String, Long> e : new TreeMap<>(info.engineStats()).entrySet()) {
+      sb.append(e.getKey()).append(':').append(e.getValue()).append("\r\n");
+    }
+    return new RespMessage.BulkString(sb.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   private RespMessage range(ClientSession s, RespRequest r) {
