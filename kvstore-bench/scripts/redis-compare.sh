@@ -19,7 +19,8 @@
 #
 # --case (repeatable) runs only the given cases, --durability only one pairing: for a focused look
 # at one row; the full matrix is what docs/benchmarks.md reports.
-# KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2").
+# KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2"),
+# KV_JAVA_OPTS JVM flags before -jar.
 # Needs: redis-server, redis-benchmark (apt-get install redis-server redis-tools), java 17.
 # Writes a Markdown table (throughput, p50, p99, ratios) to stdout and to -o (default
 # kvstore-bench/target/redis-compare.md).
@@ -93,7 +94,8 @@ start_servers() { # kv-durability redis-appendfsync
   rm -rf "$WORK/kv" "$WORK/redis"; mkdir -p "$WORK/redis"
   port_free "$KV_PORT"
   port_free "$REDIS_PORT"
-  java -Xms1g -Xmx1g -XX:+UseParallelGC -jar "$JAR" --data-dir "$WORK/kv" --bind 127.0.0.1 \
+  # shellcheck disable=SC2086
+  java -Xms1g -Xmx1g -XX:+UseParallelGC ${KV_JAVA_OPTS:-} -jar "$JAR" --data-dir "$WORK/kv" --bind 127.0.0.1 \
     --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn ${KV_FLAGS:-} \
     >"$WORK/kv.log" 2>&1 &
   KV_PID=$!
@@ -137,7 +139,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs; kvstore flags: ${KV_FLAGS:-none}"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs; kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-defaults}"
   echo
   echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"

@@ -108,7 +108,7 @@ public final class KVStoreServer implements AutoCloseable {
           config.maxClients(), config.protoMaxBulkLen(), config.protoMaxMultibulkLen());
       CommandExecutor executor = new CommandExecutor(keyspace, settings);
       workers = newWorkerPool(config.workerThreads());
-      transport = new NettyTransport(config.ioThreads());
+      transport = new NettyTransport(config.ioThreads(), config.ioSpinMicros());
       RespProtocolServer resp = null;
       if (config.respPort() >= 0) {
         long budget = config.queryBufferBudget() > 0

@@ -38,6 +38,8 @@ import org.kvstore.InvalidArgumentException;
  * @param maxClients most simultaneous client connections
  * @param workerThreads threads that run commands which may block (sync writes, scans)
  * @param ioThreads Netty event-loop threads (0: one per core)
+ * @param ioSpinMicros how long an idle event loop polls for ready connections, yielding the CPU
+ *     between polls, before it blocks (0: block at once); see {@link SpinThenBlockSelectStrategy}
  * @param protoReadTimeoutSeconds a connection whose request stays incomplete this long is closed (0: never)
  * @param queryBufferBudget bytes of incomplete requests all connections may hold together (0: a
  *     quarter of the maximum heap)
@@ -60,6 +62,7 @@ public record ServerConfig(
     int maxClients,
     int workerThreads,
     int ioThreads,
+    int ioSpinMicros,
     int protoReadTimeoutSeconds,
     long queryBufferBudget) {
 
@@ -67,7 +70,7 @@ public record ServerConfig(
   public static final List<String> KEYS = List.of(
       "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
       "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
-      "maxclients", "worker-threads", "io-threads", "proto-read-timeout", "query-buffer-budget");
+      "maxclients", "worker-threads", "io-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget");
 
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
@@ -92,6 +95,8 @@ public record ServerConfig(
     require(workerThreads >= 1 && workerThreads <= 4096, "worker-threads",
         "must be from 1 to 4096, was " + workerThreads);
     require(ioThreads >= 0 && ioThreads <= 1024, "io-threads", "must be from 0 to 1024, was " + ioThreads);
+    require(ioSpinMicros >= 0 && ioSpinMicros <= 10_000, "io-spin-micros",
+        "must be from 0 to 10000, was " + ioSpinMicros);
     require(protoReadTimeoutSeconds >= 0, "proto-read-timeout", "must be >= 0, was " + protoReadTimeoutSeconds);
     require(queryBufferBudget == 0 || queryBufferBudget >= 1024 * 1024, "query-buffer-budget",
         "must be 0 or at least 1mb, was " + queryBufferBudget);
@@ -126,7 +131,7 @@ public record ServerConfig(
         + durability + ", password=" + (password == null ? "none" : "***") + ", logLevel=" + logLevel
         + ", protoMaxBulkLen=" + protoMaxBulkLen + ", protoMaxMultibulkLen=" + protoMaxMultibulkLen
         + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
-        + ", ioThreads=" + ioThreads + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
+        + ", ioThreads=" + ioThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
         + ", queryBufferBudget=" + queryBufferBudget + "]";
   }
 
@@ -187,6 +192,7 @@ public record ServerConfig(
     private int maxClients = 10_000;
     private int workerThreads = 256;
     private int ioThreads;
+    private int ioSpinMicros = 50;
     private int protoReadTimeoutSeconds = 60;
     private long queryBufferBudget;
 
@@ -227,6 +233,7 @@ public record ServerConfig(
         case "maxclients" -> maxClients = (int) number(key, v, false);
         case "worker-threads" -> workerThreads = (int) number(key, v, false);
         case "io-threads" -> ioThreads = (int) number(key, v, false);
+        case "io-spin-micros" -> ioSpinMicros = (int) number(key, v, false);
         case "proto-read-timeout" -> protoReadTimeoutSeconds = (int) number(key, v, false);
         case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
         default -> throw new InvalidArgumentException(
@@ -239,7 +246,7 @@ public record ServerConfig(
       return new ServerConfig(
           dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
           protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
-          protoReadTimeoutSeconds, queryBufferBudget);
+          ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget);
     }
 
     /** An integer, or with {@code sizes} a byte size with an optional k/kb/m/mb/g/gb suffix (x1024). */

@@ -79,6 +79,10 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = one per core (default: 0)")
   private String ioThreads;
 
+  @Option(names = "--io-spin-micros", paramLabel = "US",
+      description = "microseconds an idle event loop polls before it blocks; 0 = block at once (default: 50)")
+  private String ioSpinMicros;
+
   @Option(names = "--proto-read-timeout", paramLabel = "SECONDS", description = "close a connection whose request stays incomplete this long; 0 = never (default: 60)")
   private String protoReadTimeout;
 
@@ -129,6 +133,7 @@ public final class ServerMain implements Callable<Integer> {
     flags.put("maxclients", maxClients);
     flags.put("worker-threads", workerThreads);
     flags.put("io-threads", ioThreads);
+    flags.put("io-spin-micros", ioSpinMicros);
     flags.put("proto-read-timeout", protoReadTimeout);
     flags.put("query-buffer-budget", queryBufferBudget);
     for (Map.Entry<String, String> e : flags.entrySet()) {
