@@ -41,8 +41,9 @@ import org.kvstore.lsm.key.ValueKind;
  * same one), so an acknowledged write is seen by both a later read and a later cursor.
  *
  * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
- * value bytes plus {@link #VERSION_OVERHEAD} per version kept (dropped versions are subtracted): estimates of the skip-list and
- * hash-index nodes, the key and chain objects, the version node and the array headers.
+ * value bytes plus {@link #VERSION_OVERHEAD} per version kept (dropped versions are subtracted):
+ * estimates of the skip-list and hash-index nodes, the key and chain objects, the version node and
+ * the array headers.
  *
  * <p>Thread safety: thread-safe. The skip list and hash index are concurrent maps; a chain's adds
  * are serialized on the chain's monitor (writes of one key are ordered by the store anyway, so it
