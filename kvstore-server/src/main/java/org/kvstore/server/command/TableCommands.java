@@ -93,25 +93,21 @@ final class TableCommands {
   private RespMessage use(ClientSession s, RespRequest r) {
     String db = str(r.arg(1));
     String name = str(r.arg(2));
-    Table t;
-    try {
-      t = keyspace.table(db, name);
-    } catch (NoSuchTableException | org.kvstore.NoSuchDatabaseException e) {
-      throw new CommandException("ERR no such table: " + e.getMessage());
-    }
-    s.use(db, name, t);
+    s.use(db, name, existingTable(db, name));
     return RespMessage.OK;
   }
 
-  private RespMessage info(ClientSession s, RespRequest r) {
-    String db = str(r.arg(1));
-    String name = str(r.arg(2));
-    TableInfo info;
+  /** The table {@code db.name}, or {@code -ERR no such table: ...} when it or its database is missing. */
+  private Table existingTable(String db, String name) {
     try {
-      info = keyspace.table(db, name).info();
+      return keyspace.table(db, name);
     } catch (NoSuchTableException | org.kvstore.NoSuchDatabaseException e) {
       throw new CommandException("ERR no such table: " + e.getMessage());
     }
+  }
+
+  private RespMessage info(ClientSession s, RespRequest r) {
+    TableInfo info = existingTable(str(r.arg(1)), str(r.arg(2))).info();
     StringBuilder sb = new StringBuilder();
     sb.append("engine:").append(info.engine()).append("\r\n");
     sb.append("durability:").append(info.durability() == null ? "none" : info.durability().toString()
