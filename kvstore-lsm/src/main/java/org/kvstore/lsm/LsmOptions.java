@@ -18,6 +18,7 @@ public record LsmOptions(
     double bloomFpRate,
     long blockCacheBytes,
     boolean fillCacheOnFlush,
+    boolean fillCacheOnCompaction,
     BlockCompression compression,
     int maxOpenFiles,
     int maxImmutableMemtables,
@@ -42,6 +43,11 @@ public record LsmOptions(
       PropertySpec.ofBoolean("block.cache.fill.on.flush", true,
           "put the data blocks a flush writes into the block cache (RocksDB's prepopulate_block_cache "
               + "= kFlushOnly): the keys written last are the likeliest to be read next");
+  public static final PropertySpec<Boolean> BLOCK_CACHE_FILL_ON_COMPACTION =
+      PropertySpec.ofBoolean("block.cache.fill.on.compaction", true,
+          "put the data blocks a compaction writes into the block cache, up to as many bytes as its "
+              + "input files had there, so a working set that was cached stays cached when its files "
+              + "are rewritten");
   public static final PropertySpec<BlockCompression> COMPRESSION =
       PropertySpec.ofEnum("compression", BlockCompression.class, BlockCompression.NONE,
           "compression of SSTable data blocks");
@@ -71,8 +77,8 @@ public record LsmOptions(
   /** Every property, in the order the user sees them. */
   public static final List<PropertySpec<?>> PROPERTIES =
       List.of(
-          MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, BLOCK_CACHE_FILL_ON_FLUSH, COMPRESSION,
-          MAX_OPEN_FILES,
+          MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, BLOCK_CACHE_FILL_ON_FLUSH,
+          BLOCK_CACHE_FILL_ON_COMPACTION, COMPRESSION, MAX_OPEN_FILES,
           MAX_IMMUTABLE_MEMTABLES, LEVEL0_COMPACTION_TRIGGER, LEVEL0_STOP_WRITES_TRIGGER,
           LEVEL_SIZE_RATIO, LEVEL1_MAX_SIZE, TARGET_FILE_SIZE, NUM_LEVELS);
 
@@ -87,7 +93,8 @@ public record LsmOptions(
   public static LsmOptions from(TableProperties p) {
     return new LsmOptions(
         p.get(MEMTABLE_SIZE), p.get(BLOCK_SIZE).intValue(), p.get(BLOOM_FP_RATE),
-        p.get(BLOCK_CACHE_SIZE), p.get(BLOCK_CACHE_FILL_ON_FLUSH), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
+        p.get(BLOCK_CACHE_SIZE), p.get(BLOCK_CACHE_FILL_ON_FLUSH),
+        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
         p.get(MAX_IMMUTABLE_MEMTABLES), p.get(LEVEL0_COMPACTION_TRIGGER),
         p.get(LEVEL0_STOP_WRITES_TRIGGER), p.get(LEVEL_SIZE_RATIO), p.get(LEVEL1_MAX_SIZE),
         p.get(TARGET_FILE_SIZE), p.get(NUM_LEVELS));

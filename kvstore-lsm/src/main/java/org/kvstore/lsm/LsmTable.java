@@ -645,6 +645,8 @@ final class LsmTable implements EngineTable {
       long total = hits + cache.misses();
       d.put("block.cache.bytes", cache.usedBytes());
       d.put("block.cache.hit.rate.permille", total == 0 ? 0 : hits * 1000 / total);
+      d.put("block.cache.hits", hits);
+      d.put("block.cache.misses", total - hits);
       d.put("open.files", (long) files.openCount());
       d.put("resident.readers", (long) files.residentCount());
       long indexBytes = 0;

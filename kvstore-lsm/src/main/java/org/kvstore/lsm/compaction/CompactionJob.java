@@ -37,6 +37,11 @@ import org.kvstore.lsm.version.VersionEdit;
  * <p>Outputs are synced (files and directory) before the caller logs the edit that swaps them for
  * the inputs; a crash before that leaves only unreferenced files, swept at the next open.
  *
+ * <p>With {@code block.cache.fill.on.compaction} the outputs' data blocks go into the block cache
+ * as they are written, up to as many bytes as the input files have there when the job starts: a
+ * working set that was cached stays cached when its files are rewritten (the inputs' blocks are
+ * dropped once the edit is installed), and a job over cold files puts nothing in.
+ *
  * <p>Thread safety: confined to the compaction thread.
  */
 public final class CompactionJob {
@@ -50,6 +55,8 @@ public final class CompactionJob {
   private final BooleanSupplier aborted;
   private final List<FileMetadata> outputs = new ArrayList<>();
   private long bytesWritten;
+  /** Bytes the outputs may still put into the block cache. */
+  private long cacheFillBudget;
 
   public CompactionJob(
       Compaction c, FileSystem fs, Path dir, LsmOptions opt, OpenFiles files, BlockCache cache,
@@ -89,6 +96,14 @@ public final class CompactionJob {
     if (c.isTrivialMove()) {
       edit.addFile(c.outputLevel(), c.inputs().get(0));
       return edit;
+    }
+    if (opt.fillCacheOnCompaction()) {
+      for (FileMetadata f : c.inputs()) {
+        cacheFillBudget += cache.cachedBytes(f.fileNum());
+      }
+      for (FileMetadata f : c.overlaps()) {
+        cacheFillBudget += cache.cachedBytes(f.fileNum());
+      }
     }
     List<InternalCursor> children = new ArrayList<>();
     if (c.level() == 0) {
@@ -178,12 +193,14 @@ public final class CompactionJob {
 
   private void finish(Output o) throws IOException {
     SstableWriter.Result r = o.writer.finish();
+    cacheFillBudget -= o.writer.cacheFilledBytes();
     bytesWritten += r.fileSize();
     outputs.add(new FileMetadata(
         o.fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq()));
   }
 
   private void deleteQuietly(long fileNum) {
+    cache.evictFile(fileNum);
     try {
       fs.delete(dir.resolve(SstableFormat.fileName(fileNum)));
     } catch (IOException e) {
@@ -202,6 +219,9 @@ public final class CompactionJob {
           new SstableWriter(
               fs.open(dir.resolve(SstableFormat.fileName(fileNum)), FileSystem.OpenMode.CREATE_NEW),
               opt.blockBytes(), opt.bloomFpRate(), opt.compression());
+      if (cacheFillBudget > 0) {
+        writer.fillCache(cache, fileNum, cacheFillBudget);
+      }
     }
 
     void abandon() {

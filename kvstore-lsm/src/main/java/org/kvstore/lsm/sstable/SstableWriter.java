@@ -36,6 +36,8 @@ public final class SstableWriter implements AutoCloseable {
   private boolean finished;
   private BlockCache fillCache;
   private long fillFileNum;
+  private long fillBudget;
+  private long filledBytes;
 
   public SstableWriter(StorageFile file, int blockSize, double bloomFpRate, BlockCompression compression) {
     this.file = file;
@@ -49,8 +51,22 @@ public final class SstableWriter implements AutoCloseable {
    * first readers find it there. A caller that abandons the file evicts it from the cache.
    */
   public void fillCache(BlockCache cache, long fileNum) {
+    fillCache(cache, fileNum, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #fillCache(BlockCache, long)}, but stops once the blocks put in the cache hold
+   * {@code budgetBytes} ({@link #cacheFilledBytes}).
+   */
+  public void fillCache(BlockCache cache, long fileNum, long budgetBytes) {
     this.fillCache = cache;
     this.fillFileNum = fileNum;
+    this.fillBudget = budgetBytes;
+  }
+
+  /** Bytes of the blocks put into the cache by {@link #fillCache}. */
+  public long cacheFilledBytes() {
+    return filledBytes;
   }
 
   /** Adds an entry. REQUIRES: {@code (userKey, seqNum)} sorts after every entry added before. */
@@ -96,8 +112,10 @@ public final class SstableWriter implements AutoCloseable {
     byte[] contents = data.finish();
     int len = data.size();
     BlockHandle h = writeBlock(contents, len, compression);
-    if (fillCache != null) {
-      fillCache.put(fillFileNum, h.offset(), new Block(Arrays.copyOf(contents, len)));
+    if (fillCache != null && filledBytes < fillBudget) {
+      Block b = new Block(Arrays.copyOf(contents, len));
+      fillCache.put(fillFileNum, h.offset(), b);
+      filledBytes += b.memoryBytes();
     }
     data.reset();
     byte[] handle = new byte[20];

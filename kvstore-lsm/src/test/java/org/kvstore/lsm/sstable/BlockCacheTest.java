@@ -1,0 +1,144 @@
+package org.kvstore.lsm.sstable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The CLOCK block cache against a map model: exact hits, byte accounting, eviction, file drops. */
+class BlockCacheTest {
+  private static Block block(int bytes) {
+    byte[] b = new byte[bytes];
+    b[bytes - 4] = 1; // one restart point at offset 0
+    return new Block(b);
+  }
+
+  private static long addr(long fileNum, long offset) {
+    return fileNum << 32 | offset;
+  }
+
+  @Test
+  void randomOperations_matchAModel() {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    long capacity = 256L << 10;
+    BlockCache cache = new BlockCache(capacity);
+    Map<Long, Block> model = new HashMap<>(); // every block ever put and not dropped with its file
+    for (int op = 0; op < 200_000; op++) {
+      long file = 1 + rnd.nextInt(8);
+      long offset = 4096L * rnd.nextInt(200);
+      int r = rnd.nextInt(100);
+      if (r < 45) {
+        Block b = block(512 + rnd.nextInt(4096));
+        cache.put(file, offset, b);
+        model.put(addr(file, offset), b);
+        assertThat(cache.get(file, offset)).as("seed %d: just put", seed).isSameAs(b);
+      } else if (r < 99) {
+        Block got = cache.get(file, offset);
+        if (got != null) {
+          assertThat(got).as("seed %d: file %d offset %d", seed, file, offset)
+              .isSameAs(model.get(addr(file, offset)));
+        }
+      } else {
+        cache.evictFile(file);
+        model.keySet().removeIf(k -> k >>> 32 == file);
+        assertThat(cache.cachedBytes(file)).as("seed %d", seed).isZero();
+      }
+      if (op % 10_000 == 0) {
+        long sum = 0;
+        for (long f = 1; f <= 8; f++) {
+          sum += cache.cachedBytes(f);
+        }
+        assertThat(cache.usedBytes()).as("seed %d: accounting", seed).isEqualTo(sum);
+        // Each of 16 shards may hold one block over its share while it holds a single block.
+        assertThat(cache.usedBytes()).as("seed %d: bound", seed).isLessThanOrEqualTo(capacity + 16 * 4700L);
+      }
+    }
+    // Everything still cached is found, and is what was put last.
+    int found = 0;
+    for (Map.Entry<Long, Block> e : model.entrySet()) {
+      Block got = cache.get(e.getKey() >>> 32, e.getKey() & 0xFFFFFFFFL);
+      if (got != null) {
+        assertThat(got).as("seed %d", seed).isSameAs(e.getValue());
+        found++;
+      }
+    }
+    assertThat(found).as("seed %d", seed).isEqualTo(cache.size());
+  }
+
+  @Test
+  void aWorkingSetReadBetweenColdInsertsStaysCached() {
+    BlockCache cache = new BlockCache(1L << 20); // about 250 blocks of 4 KiB
+    int hot = 64;
+    for (int i = 0; i < hot; i++) {
+      cache.put(1, 4096L * i, block(4096));
+    }
+    for (int round = 0; round < 2_000; round++) {
+      for (int i = 0; i < hot; i++) {
+        assertThat(cache.get(1, 4096L * i)).as("hot block %d in round %d", i, round).isNotNull();
+      }
+      cache.put(2, 4096L * round, block(4096)); // a cold block, never read again
+    }
+    assertThat(cache.usedBytes()).isLessThanOrEqualTo((1L << 20) + 16 * 4160L);
+    assertThat(cache.cachedBytes(2)).isPositive();
+  }
+
+  @Test
+  void zeroCapacity_holdsNothing() {
+    BlockCache cache = new BlockCache(0);
+    cache.put(1, 0, block(100));
+    assertThat(cache.get(1, 0)).isNull();
+    assertThat(cache.admit(1, 0)).isFalse();
+    assertThat(cache.usedBytes()).isZero();
+  }
+
+  @Test
+  void concurrentReadersAndWriters_neverSeeAnotherAddressesBlock() throws Exception {
+    BlockCache cache = new BlockCache(128L << 10);
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        long seed = t;
+        done.add(pool.submit(() -> {
+          Random rnd = new Random(seed);
+          for (int op = 0; op < 100_000; op++) {
+            long file = 1 + rnd.nextInt(4);
+            long offset = rnd.nextInt(300);
+            if (rnd.nextInt(3) == 0) {
+              // A block's size encodes its address, so a wrong hit is visible.
+              cache.put(file, offset, block((int) (64 + file * 1000 + offset)));
+            } else if (rnd.nextInt(1000) == 0) {
+              cache.evictFile(file);
+            } else {
+              Block b = cache.get(file, offset);
+              if (b != null && b.memoryBytes() != 64 + file * 1000 + offset + 64) {
+                throw new AssertionError("file " + file + " offset " + offset + ": wrong block");
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    long sum = 0;
+    for (long f = 1; f <= 4; f++) {
+      sum += cache.cachedBytes(f);
+    }
+    assertThat(cache.usedBytes()).isEqualTo(sum);
+  }
+}
