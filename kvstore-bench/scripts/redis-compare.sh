@@ -2,8 +2,8 @@
 # redis-compare.sh: redis-benchmark against kvstore-server and against Debian's redis-server 7 in the
 # same run, on loopback only.
 #
-#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-o RESULTS.md] [--quick]
-#       [--case "CLIENTS SIZE PIPELINE"]... [--durability sync|periodic]
+#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-W WARMUP] [-o RESULTS.md]
+#       [--quick] [--case "CLIENTS SIZE PIPELINE"]... [--durability sync|periodic]
 #
 # Matrix (each run is "-t set,get", random keys from -r 100000):
 #   BlinkDB table: 10, 100 and 1000 clients, 3-byte values, not pipelined
@@ -11,16 +11,19 @@
 # for two durability pairings:
 #   kvstore --durability sync      vs  redis appendonly yes, appendfsync always
 #   kvstore --durability periodic  vs  redis appendonly yes, appendfsync everysec
-# Both servers first get the same warm-up (every case once at -n REQUESTS/2, not recorded: the JVM
-# compiles its hot paths), then each case runs REPEATS times (default 3), alternating the servers,
-# and the table shows the run with the median throughput of each server.
+# Both servers first get the same warm-up (every case once at -W WARMUP requests, default 3 x
+# REQUESTS, not recorded: the JVM compiles its hot paths, and the 500-byte cases fill the memtable
+# so that flushes and the SSTable read path are compiled too), then each case runs REPEATS times
+# (default 3), alternating the servers, and the table shows the run with the median throughput of
+# each server.
 # Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
 # --case (repeatable) runs only the given cases, --durability only one pairing: for a focused look
 # at one row; the full matrix is what docs/benchmarks.md reports.
-# KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2"),
-# KV_JAVA_OPTS JVM flags before -jar.
+# KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2").
+# The kvstore server is started by bin/kvstore-server, so it runs with that script's JVM flags;
+# KV_JAVA_OPTS replaces them (it is passed on as KVSTORE_JAVA_OPTS).
 # Needs: redis-server, redis-benchmark (apt-get install redis-server redis-tools), java 17.
 # Writes a Markdown table (throughput, p50, p99, ratios) to stdout and to -o (default
 # kvstore-bench/target/redis-compare.md).
@@ -38,7 +41,8 @@ while [[ $# -gt 0 ]]; do
     -n) N="$2"; shift 2 ;;
     -o) OUT="$2"; shift 2 ;;
     -R) REPEATS="$2"; shift 2 ;;
-    --quick) QUICK=1; N=20000; REPEATS=1; shift ;;
+    -W) WARMUP="$2"; shift 2 ;;
+    --quick) QUICK=1; N=20000; REPEATS=1; WARMUP=10000; shift ;;
     --case) ONLY_CASES+=("$2"); shift 2 ;;
     --durability)
       case "$2" in
@@ -47,10 +51,12 @@ while [[ $# -gt 0 ]]; do
         *) echo "--durability takes sync or periodic, not $2" >&2; exit 2 ;;
       esac
       shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
+
+WARMUP=${WARMUP:-$((3 * N))}
 
 for bin in redis-server redis-benchmark redis-cli java; do
   command -v "$bin" >/dev/null || { echo "redis-compare: $bin is not installed" >&2; exit 1; }
@@ -95,7 +101,7 @@ start_servers() { # kv-durability redis-appendfsync
   port_free "$KV_PORT"
   port_free "$REDIS_PORT"
   # shellcheck disable=SC2086
-  java -Xms1g -Xmx1g -XX:+UseParallelGC ${KV_JAVA_OPTS:-} -jar "$JAR" --data-dir "$WORK/kv" --bind 127.0.0.1 \
+  KVSTORE_JAVA_OPTS="${KV_JAVA_OPTS:-}" "$ROOT/bin/kvstore-server" --data-dir "$WORK/kv" --bind 127.0.0.1 \
     --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn ${KV_FLAGS:-} \
     >"$WORK/kv.log" 2>&1 &
   KV_PID=$!
@@ -139,7 +145,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs; kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-defaults}"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs after a warm-up of $WARMUP per case; kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}"
   echo
   echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -152,11 +158,11 @@ if [[ ${#ONLY_CASES[@]} -gt 0 ]]; then CASES=("${ONLY_CASES[@]}"); fi
 for pairing in "${PAIRINGS[@]}"; do
   read -r kvd rfs <<<"$pairing"
   start_servers "$kvd" "$rfs"
-  # Warm-up (not recorded), the same on both servers: every case once at half the requests.
+  # Warm-up (not recorded), the same on both servers: every case once at WARMUP requests.
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
-    bench "$KV_PORT" "$clients" "$size" "$pipe" $((N / 2)) >/dev/null
-    bench "$REDIS_PORT" "$clients" "$size" "$pipe" $((N / 2)) >/dev/null
+    bench "$KV_PORT" "$clients" "$size" "$pipe" "$WARMUP" >/dev/null
+    bench "$REDIS_PORT" "$clients" "$size" "$pipe" "$WARMUP" >/dev/null
   done
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
