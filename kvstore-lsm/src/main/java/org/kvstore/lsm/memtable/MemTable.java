@@ -52,15 +52,15 @@ import org.kvstore.lsm.key.ValueKind;
  */
 public final class MemTable {
   /** Estimated heap bytes per distinct user key beyond its bytes. */
-  public static final int KEY_OVERHEAD = 168;
+  public static final int KEY_OVERHEAD = 136;
   /** Estimated heap bytes per version beyond its value bytes. */
   public static final int VERSION_OVERHEAD = 48;
   /** An {@code oldestSnapshot} below every sequence number: keeps every version. */
   public static final long KEEP_ALL_VERSIONS = Long.MIN_VALUE;
   private static final byte[] EMPTY = new byte[0];
 
-  private final ConcurrentSkipListMap<SkipKey, Chain> map = new ConcurrentSkipListMap<>();
-  private final ConcurrentHashMap<HashKey, Chain> index = new ConcurrentHashMap<>();
+  private final ConcurrentSkipListMap<UserKey, Chain> map = new ConcurrentSkipListMap<>();
+  private final ConcurrentHashMap<UserKey, Chain> index = new ConcurrentHashMap<>();
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicLong versions = new AtomicLong();
   private final AtomicLong maxSeqNum = new AtomicLong();
@@ -80,15 +80,15 @@ public final class MemTable {
   }
 
   /**
-   * The versions of one user key, highest sequence number first. Thread safety: {@link #add} holds
-   * this object's monitor; readers follow the volatile links without it.
+   * The versions of one user key, highest sequence number first; also that key in both maps.
+   * Thread safety: {@link #add} holds this object's monitor; readers follow the volatile links
+   * without it.
    */
-  private static final class Chain {
-    final byte[] userKey;
+  private static final class Chain extends UserKey {
     volatile Version head;
 
     Chain(byte[] userKey) {
-      this.userKey = userKey;
+      super(userKey);
     }
 
     /**
@@ -153,13 +153,12 @@ public final class MemTable {
   public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value, long oldestSnapshot) {
     byte[] v = kind == ValueKind.DELETE ? EMPTY : value;
     long added = VERSION_OVERHEAD + v.length;
-    HashKey hk = new HashKey(userKey);
-    Chain chain = index.get(hk);
+    Chain chain = index.get(new UserKey(userKey));
     if (chain == null) {
       Chain fresh = new Chain(userKey);
-      Chain listed = map.putIfAbsent(new SkipKey(userKey), fresh);
+      Chain listed = map.putIfAbsent(fresh, fresh);
       chain = listed == null ? fresh : listed;
-      index.putIfAbsent(hk, chain); // after the skip list: the index never runs ahead of it
+      index.putIfAbsent(chain, chain); // after the skip list: the index never runs ahead of it
       if (listed == null) {
         added += KEY_OVERHEAD + userKey.length;
       }
@@ -188,7 +187,7 @@ public final class MemTable {
    * entries in older sources).
    */
   public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long snapshotSeq) {
-    Chain c = index.get(new HashKey(userKey));
+    Chain c = index.get(new UserKey(userKey));
     Version v = c == null ? null : c.visibleAt(snapshotSeq);
     return v == null ? null : entry(c, v);
   }
@@ -222,23 +221,27 @@ public final class MemTable {
   }
 
   /**
-   * A user key in the skip list, with its first 16 bytes kept inline as two big-endian longs
-   * (zero-padded): most comparisons of a search are decided by those two numbers without loading
-   * the key's byte array, one cache miss less per step. The order is unsigned lexicographic, as
-   * {@link InternalKey}'s on user keys.
+   * A user key as the key of both maps, with its first 16 bytes kept inline as two big-endian
+   * longs (zero-padded), its length and its hash: most comparisons of a skip-list search, and the
+   * equality test of a hash probe for keys of up to 16 bytes, are decided without loading the key's
+   * byte array, one cache miss less per step. The order is unsigned lexicographic, as
+   * {@link InternalKey}'s on user keys; equality is content equality. A {@link Chain} is its own
+   * key in both maps; a bare instance is a probe.
    *
    * <p>Thread safety: immutable.
    */
-  private static final class SkipKey implements Comparable<SkipKey> {
+  private static class UserKey implements Comparable<UserKey> {
     private static final int INLINE = 16;
-    final byte[] key;
+    final byte[] userKey;
     private final long prefix0;
     private final long prefix1;
+    private final int hash;
 
-    SkipKey(byte[] key) {
-      this.key = key;
-      this.prefix0 = bigEndian(key, 0);
-      this.prefix1 = bigEndian(key, 8);
+    UserKey(byte[] userKey) {
+      this.userKey = userKey;
+      this.prefix0 = bigEndian(userKey, 0);
+      this.prefix1 = bigEndian(userKey, 8);
+      this.hash = Arrays.hashCode(userKey);
     }
 
     private static long bigEndian(byte[] k, int off) {
@@ -250,49 +253,35 @@ public final class MemTable {
     }
 
     @Override
-    public int compareTo(SkipKey o) {
+    public final int compareTo(UserKey o) {
       if (prefix0 != o.prefix0) {
         return Long.compareUnsigned(prefix0, o.prefix0);
       }
       if (prefix1 != o.prefix1) {
         return Long.compareUnsigned(prefix1, o.prefix1);
       }
-      if (key.length <= INLINE && o.key.length <= INLINE) {
+      if (userKey.length <= INLINE && o.userKey.length <= INLINE) {
         // Equal zero-padded prefixes: the same key, or one is the other plus trailing zeros.
-        return Integer.compare(key.length, o.key.length);
+        return Integer.compare(userKey.length, o.userKey.length);
       }
-      return Arrays.compareUnsigned(key, o.key);
+      return Arrays.compareUnsigned(userKey, o.userKey);
     }
 
     @Override
-    public boolean equals(Object o) {
-      return o instanceof SkipKey k && compareTo(k) == 0;
+    public final boolean equals(Object o) {
+      if (!(o instanceof UserKey k) || hash != k.hash || prefix0 != k.prefix0 || prefix1 != k.prefix1) {
+        return false;
+      }
+      int len = userKey.length;
+      if (len != k.userKey.length) {
+        return false;
+      }
+      return len <= INLINE || Arrays.equals(userKey, INLINE, len, k.userKey, INLINE, len);
     }
 
     @Override
-    public int hashCode() {
-      return Arrays.hashCode(key);
-    }
-  }
-
-  /** A user key as a hash key (content equality). Thread safety: immutable. */
-  private static final class HashKey {
-    private final byte[] key;
-    private final int hash;
-
-    HashKey(byte[] key) {
-      this.key = key;
-      this.hash = Arrays.hashCode(key);
-    }
-
-    @Override
-    public int hashCode() {
+    public final int hashCode() {
       return hash;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof HashKey k && hash == k.hash && Arrays.equals(key, k.key);
     }
   }
 
@@ -320,7 +309,7 @@ public final class MemTable {
 
     @Override
     public void seek(byte[] userKey, long seqNum) {
-      it = map.tailMap(new SkipKey(userKey), true).values().iterator();
+      it = map.tailMap(new UserKey(userKey), true).values().iterator();
       if (!it.hasNext()) {
         chain = null;
         current = null;

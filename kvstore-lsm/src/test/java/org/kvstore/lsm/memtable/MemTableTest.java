@@ -105,6 +105,63 @@ class MemTableTest {
     assertThat(mem.getLatest(b("never written"))).isNull();
   }
 
+  /**
+   * Keys that the inline 16-byte prefix cannot tell apart (trailing zero bytes, differences after
+   * byte 16) are still distinct in point reads, and cursors order them unsigned-lexicographically.
+   */
+  @Test
+  void keysEqualInTheirFirst16Bytes_stayDistinct() throws Exception {
+    byte[] base = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
+    List<byte[]> keys = new ArrayList<>();
+    keys.add(new byte[0]);
+    keys.add(new byte[] {0});
+    keys.add(new byte[] {0, 0});
+    keys.add(Arrays.copyOf(base, 15));
+    keys.add(Arrays.copyOf(base, 16));
+    keys.add(Arrays.copyOf(base, 17)); // base + one zero byte
+    keys.add(Arrays.copyOf(base, 18));
+    // Same prefix, same length and the same Arrays.hashCode (31 * 1 + 0 == 31 * 0 + 31): only the
+    // bytes after the inline prefix tell them apart.
+    byte[] collide1 = Arrays.copyOf(base, 18);
+    collide1[16] = 1;
+    byte[] collide2 = Arrays.copyOf(base, 18);
+    collide2[17] = 31;
+    assertThat(Arrays.hashCode(collide1)).isEqualTo(Arrays.hashCode(collide2));
+    keys.add(collide1);
+    keys.add(collide2);
+    for (int last : new int[] {1, 0x7F, 0x80, 0xFF}) {
+      byte[] k = Arrays.copyOf(base, 20);
+      k[19] = (byte) last;
+      keys.add(k);
+      byte[] k2 = Arrays.copyOf(base, 17);
+      k2[16] = (byte) last;
+      keys.add(k2);
+    }
+    MemTable m = new MemTable();
+    long seq = 0;
+    for (byte[] k : keys) {
+      // A fresh array with the same content: lookups compare contents, not identities.
+      m.add(k.clone(), ++seq, ValueKind.PUT, ("v" + seq).getBytes(StandardCharsets.UTF_8));
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      Map.Entry<InternalKey, byte[]> e = m.getLatest(keys.get(i).clone());
+      assertThat(e).as("key #%d", i).isNotNull();
+      assertThat(new String(e.getValue(), StandardCharsets.UTF_8)).as("key #%d", i).isEqualTo("v" + (i + 1));
+    }
+    List<byte[]> sorted = new ArrayList<>(keys);
+    sorted.sort(Arrays::compareUnsigned);
+    List<byte[]> seen = new ArrayList<>();
+    try (InternalCursor c = m.newCursor(Long.MAX_VALUE)) {
+      for (c.seekToFirst(); c.isValid(); c.next()) {
+        seen.add(c.userKey());
+      }
+    }
+    assertThat(seen).hasSize(sorted.size());
+    for (int i = 0; i < sorted.size(); i++) {
+      assertThat(seen.get(i)).as("position %d", i).isEqualTo(sorted.get(i));
+    }
+  }
+
   @Test
   void concurrentAddsOfOneKey_keepEveryVersionInOrder() throws Exception {
     MemTable mem = new MemTable();
