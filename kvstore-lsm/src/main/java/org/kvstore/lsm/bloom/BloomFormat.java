@@ -1,5 +1,6 @@
 package org.kvstore.lsm.bloom;
 
+import org.kvstore.lsm.sstable.VarInts;
 /**
  * Constants and the key hash of the bloom filter block, documented byte by byte in
  * docs/format/bloom.md. A change to these bytes updates that doc, the golden file
@@ -31,10 +32,7 @@ public final class BloomFormat {
     long h = P3 ^ (key.length * P1);
     int i = 0;
     for (; i + 8 <= key.length; i += 8) {
-      long k = 0;
-      for (int j = 7; j >= 0; j--) {
-        k = (k << 8) | (key[i + j] & 0xFF);
-      }
+      long k = VarInts.getLongLE(key, i);
       k *= P2;
       k = Long.rotateLeft(k, 31);
       k *= P1;

@@ -1,6 +1,7 @@
 package org.kvstore.lsm.key;
 
 import java.util.Arrays;
+import org.kvstore.lsm.sstable.VarInts;
 
 /**
  * A user key tagged with the sequence number of the write and its kind. Internal keys order by user
@@ -49,11 +50,7 @@ public record InternalKey(byte[] userKey, long seqNum, ValueKind kind) implement
 
   /** Reads the little-endian trailer at {@code off}. */
   public static long getTrailer(byte[] src, int off) {
-    long v = 0;
-    for (int i = 7; i >= 0; i--) {
-      v = (v << 8) | (src[off + i] & 0xFF);
-    }
-    return v;
+    return VarInts.getLongLE(src, off);
   }
 
   @Override

@@ -1,5 +1,9 @@
 package org.kvstore.lsm.sstable;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Unsigned LEB128 variable-length integers (7 bits per byte, low group first, high bit set on every
  * byte but the last), as used by the SSTable blocks and the manifest.
@@ -7,6 +11,11 @@ package org.kvstore.lsm.sstable;
  * <p>Thread safety: stateless.
  */
 public final class VarInts {
+  private static final VarHandle INT_LE =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   private VarInts() {}
 
   /** Writes {@code v} at {@code off}; returns the offset after it. REQUIRES: room for 10 bytes. */
@@ -67,11 +76,9 @@ public final class VarInts {
     dst[off + 3] = (byte) (v >>> 24);
   }
 
+  /** The little-endian int at {@code off}: one load. */
   public static int getIntLE(byte[] src, int off) {
-    return (src[off] & 0xFF)
-        | (src[off + 1] & 0xFF) << 8
-        | (src[off + 2] & 0xFF) << 16
-        | (src[off + 3] & 0xFF) << 24;
+    return (int) INT_LE.get(src, off);
   }
 
   public static void putLongLE(byte[] dst, int off, long v) {
@@ -80,11 +87,8 @@ public final class VarInts {
     }
   }
 
+  /** The little-endian long at {@code off}: one load. */
   public static long getLongLE(byte[] src, int off) {
-    long v = 0;
-    for (int i = 7; i >= 0; i--) {
-      v = (v << 8) | (src[off + i] & 0xFF);
-    }
-    return v;
+    return (long) LONG_LE.get(src, off);
   }
 }
