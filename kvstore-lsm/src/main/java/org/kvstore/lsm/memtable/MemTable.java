@@ -1,5 +1,8 @@
 package org.kvstore.lsm.memtable;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.AbstractMap;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -232,6 +235,8 @@ public final class MemTable {
    */
   private static class UserKey implements Comparable<UserKey> {
     private static final int INLINE = 16;
+    private static final VarHandle LONG_BE =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     final byte[] userKey;
     private final long prefix0;
     private final long prefix1;
@@ -245,6 +250,9 @@ public final class MemTable {
     }
 
     private static long bigEndian(byte[] k, int off) {
+      if (off + 8 <= k.length) {
+        return (long) LONG_BE.get(k, off);
+      }
       long v = 0;
       for (int i = off; i < off + 8; i++) {
         v = (v << 8) | (i < k.length ? k[i] & 0xFF : 0);

@@ -6,10 +6,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A cache of decoded blocks, bounded in bytes ({@code block.cache.size}), keyed by file number and
- * block offset. Sharded 16 ways so concurrent readers rarely meet on one lock.
+ * block offset. Sharded 16 ways so concurrent inserts rarely meet on one lock; lookups take none.
  *
- * <p>Each shard is an open-addressing hash table (linear probing, primitive keys, no object per
- * entry) whose slots double as a generalized CLOCK ring: a hit only raises the slot's use count
+ * <p>Each shard is an open-addressing hash table (linear probing, one immutable entry object per
+ * block, no per-lookup allocation) whose slots double as a generalized CLOCK ring: a hit only raises the slot's use count
  * (saturating at {@value #MAX_USES}), and the eviction hand lowers counts and evicts the first slot
  * whose count is already zero. An LRU list would relink two neighbouring entries on every hit,
  * touching three more cache lines per lookup; CLOCK approximates LRU with none, and the counts
@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.LongAdder;
  * collections and then dies in the old generation, which is what made get latency tails long.
  *
  * <p>Thread safety: thread-safe. Lookups take no lock (see {@link Shard}); changes to a shard's
- * table are guarded by the shard's monitor, and no I/O happens under it. The doorkeeper bits are written without a lock: a lost update only
- * admits or rejects one block wrongly. Hit and miss counts are {@link LongAdder}s.
+ * table are guarded by the shard's monitor, and no I/O happens under it. The doorkeeper bits are
+ * written without a lock: a lost update only admits or rejects one block wrongly. Hit and miss counts are {@link LongAdder}s.
  */
 public final class BlockCache {
   private static final int SHARDS = 16;

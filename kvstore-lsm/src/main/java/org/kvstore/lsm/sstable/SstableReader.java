@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.kvstore.CorruptionException;
 import org.kvstore.lsm.bloom.BloomFilter;
@@ -33,6 +34,14 @@ public final class SstableReader {
   private final long fileSize;
   private final BloomFilter bloom;
   private final byte[][] indexKeys;
+  /** User-key bytes every index key starts with (of the first and last, so of all). */
+  private final int indexCommonPrefix;
+  /**
+   * Per index key, the 8 user-key bytes after {@link #indexCommonPrefix} as a big-endian number
+   * (zero-padded): the block search compares these contiguous numbers and loads a key's array only
+   * on a tie. A strict difference orders the user keys the same way, and so the internal keys.
+   */
+  private final long[] indexInline;
   private final long[] blockOffsets;
   private final int[] blockSizes;
   private final long entryCount;
@@ -47,6 +56,12 @@ public final class SstableReader {
     this.fileSize = fileSize;
     this.bloom = bloom;
     this.indexKeys = indexKeys;
+    this.indexCommonPrefix = commonUserKeyPrefix(indexKeys);
+    this.indexInline = new long[indexKeys.length];
+    for (int i = 0; i < indexKeys.length; i++) {
+      byte[] k = indexKeys[i];
+      indexInline[i] = inlineBytes(k, indexCommonPrefix, k.length - InternalKey.TRAILER_BYTES);
+    }
     this.blockOffsets = blockOffsets;
     this.blockSizes = blockSizes;
     this.entryCount = entryCount;
@@ -153,7 +168,7 @@ public final class SstableReader {
 
   /** Heap bytes of the resident index and filter. */
   public long memoryBytes() {
-    long n = bloom.memoryBytes() + 12L * indexKeys.length;
+    long n = bloom.memoryBytes() + 20L * indexKeys.length;
     for (byte[] k : indexKeys) {
       n += k.length + 16;
     }
@@ -164,8 +179,65 @@ public final class SstableReader {
     return bloom.mayContain(userKey);
   }
 
+  private static int commonUserKeyPrefix(byte[][] keys) {
+    if (keys.length == 0) {
+      return 0;
+    }
+    byte[] first = keys[0];
+    byte[] last = keys[keys.length - 1];
+    int max = Math.min(first.length, last.length) - InternalKey.TRAILER_BYTES;
+    int n = 0;
+    while (n < max && first[n] == last[n]) {
+      n++;
+    }
+    return n;
+  }
+
+  /** Bytes {@code [from, from+8)} of {@code k}, those at or past {@code limit} read as zero. */
+  private static long inlineBytes(byte[] k, int from, int limit) {
+    long v = 0;
+    for (int i = from; i < from + 8; i++) {
+      v = (v << 8) | (i < limit ? k[i] & 0xFF : 0);
+    }
+    return v;
+  }
+
   /** The index of the first block whose last key is at or after {@code target}, or the block count. */
   private int findBlock(byte[] target, int targetLen) {
+    int n = indexKeys.length;
+    int cp = indexCommonPrefix;
+    int targetUserLen = targetLen - InternalKey.TRAILER_BYTES;
+    if (n == 0 || targetUserLen < cp) {
+      return findBlockByKeys(target, targetLen);
+    }
+    int c = Arrays.compareUnsigned(target, 0, cp, indexKeys[0], 0, cp);
+    if (c != 0) {
+      return c < 0 ? 0 : n; // below every index key, or above every one
+    }
+    long t = inlineBytes(target, cp, targetUserLen);
+    int lo = 0;
+    int hi = n;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      long v = indexInline[mid];
+      int cmp;
+      if (v != t) {
+        cmp = Long.compareUnsigned(v, t);
+      } else {
+        byte[] k = indexKeys[mid];
+        cmp = InternalKeyComparator.compareEncoded(k, 0, k.length, target, 0, targetLen);
+      }
+      if (cmp < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /** {@link #findBlock} comparing whole keys only. */
+  private int findBlockByKeys(byte[] target, int targetLen) {
     int lo = 0;
     int hi = indexKeys.length;
     while (lo < hi) {

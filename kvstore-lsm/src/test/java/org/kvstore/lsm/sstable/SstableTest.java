@@ -159,4 +159,69 @@ class SstableTest {
           .isInstanceOf(CorruptionException.class);
     }
   }
+
+  /**
+   * Keys sharing a long prefix, with zero and high bytes and differing lengths after it (the block
+   * search compares 8 bytes after the index keys' common prefix inline and the rest only on a tie):
+   * every key is found, absent keys are not, and seeks land on the model's ceiling key.
+   */
+  @Test
+  void keysWithALongCommonPrefix_pointReadsAndSeeksMatchTheModel() throws IOException {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    byte[] alphabet = {0, 1, 'a', 0x7F, (byte) 0x80, (byte) 0xFF};
+    byte[] prefix = "user:0000".getBytes(StandardCharsets.UTF_8);
+    java.util.function.Supplier<byte[]> key = () -> {
+      byte[] k = Arrays.copyOf(prefix, prefix.length + rnd.nextInt(13));
+      for (int i = prefix.length; i < k.length; i++) {
+        k[i] = alphabet[rnd.nextInt(alphabet.length)];
+      }
+      return k;
+    };
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    while (model.size() < 4000) {
+      byte[] k = key.get();
+      model.put(k, ("v" + model.size()).getBytes(StandardCharsets.UTF_8));
+    }
+    try (SstableWriter w =
+        new SstableWriter(fs.open(dir.resolve(SstableFormat.fileName(5)), FileSystem.OpenMode.CREATE_NEW),
+            256, 0.01, BlockCompression.NONE)) {
+      long seq = 1;
+      for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+        w.add(e.getKey(), seq++, ValueKind.PUT, e.getValue());
+      }
+      w.finish();
+    }
+    try (OpenFiles files = new OpenFiles(fs, dir, 4)) {
+      SstableReader r = SstableReader.open(5, files, new BlockCache(1 << 20));
+      for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+        Lookup l = r.get(e.getKey(), Long.MAX_VALUE >>> 8);
+        assertThat(l).as("seed %d: key %s", seed, Arrays.toString(e.getKey())).isNotNull();
+        assertThat(l.value()).as("seed %d", seed).isEqualTo(e.getValue());
+      }
+      try (InternalCursor cur = r.newCursor(false)) {
+        for (int i = 0; i < 4000; i++) {
+          byte[] probe = key.get();
+          int shape = rnd.nextInt(10);
+          if (shape == 0) {
+            probe = Arrays.copyOf(prefix, rnd.nextInt(prefix.length)); // shorter than the prefix
+          } else if (shape == 1) {
+            probe[rnd.nextInt(prefix.length)] += rnd.nextBoolean() ? 1 : -1; // off the prefix
+          }
+          if (!model.containsKey(probe)) {
+            assertThat(r.get(probe, Long.MAX_VALUE >>> 8))
+                .as("seed %d: absent %s", seed, Arrays.toString(probe)).isNull();
+          }
+          byte[] ceiling = model.ceilingKey(probe);
+          cur.seek(probe, Long.MAX_VALUE >>> 8);
+          if (ceiling == null) {
+            assertThat(cur.isValid()).as("seed %d: seek past the end", seed).isFalse();
+          } else {
+            assertThat(cur.isValid()).as("seed %d", seed).isTrue();
+            assertThat(cur.userKey()).as("seed %d: seek %s", seed, Arrays.toString(probe)).isEqualTo(ceiling);
+          }
+        }
+      }
+    }
+  }
 }
