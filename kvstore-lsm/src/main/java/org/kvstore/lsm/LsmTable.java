@@ -101,6 +101,8 @@ final class LsmTable implements EngineTable {
   private final StampedLock writeFence = new StampedLock();
   private final Object svLock = new Object();
   private volatile SuperVersion sv;
+  /** Point reads' per-thread pins on the current version (instead of its shared count). */
+  private final ReadPins pins = new ReadPins();
   private final AtomicLong lastSeq = new AtomicLong();
   private final OpenSnapshots snapshots = new OpenSnapshots();
   private final ReentrantLock roomLock = new ReentrantLock();
@@ -347,6 +349,9 @@ final class LsmTable implements EngineTable {
     SuperVersion old = sv;
     sv = new SuperVersion(mem, imms, versions.acquireCurrent());
     old.version().unref();
+    if (sv.version() != old.version()) {
+      pins.scrape(); // the pins cached by reading threads are on older versions now
+    }
   }
 
   /** The oldest immutable memtable, or {@code null}. */
@@ -422,9 +427,9 @@ final class LsmTable implements EngineTable {
   }
 
   /**
-   * A memtable hit takes no reference on the version (no shared counter written by every read);
-   * only a read that goes on to the SSTables pins the current version, and looks in its memtables
-   * again if the super version changed meanwhile.
+   * A memtable hit takes no reference on the version; a read that goes on to the SSTables pins the
+   * current version through this thread's cached pin ({@link ReadPins}: no shared counter written
+   * by every read), and looks in its memtables again if the super version changed meanwhile.
    */
   @Override
   public byte[] get(byte[] key) throws IOException {
@@ -433,13 +438,17 @@ final class LsmTable implements EngineTable {
     if (hit != null) {
       return hit.getKey().kind() == ValueKind.PUT ? hit.getValue().clone() : null;
     }
-    SuperVersion s = acquire();
+    ReadPins.Slot slot = pins.enter();
+    Version v = null;
     try {
+      SuperVersion s = sv;
+      while ((v = pins.pin(slot, s.version())) == null) {
+        s = sv; // that version was just replaced
+      }
       Map.Entry<InternalKey, byte[]> e = s == seen ? null : memTableLookup(s, key);
       if (e != null) {
         return e.getKey().kind() == ValueKind.PUT ? e.getValue().clone() : null;
       }
-      Version v = s.version();
       long hash = BloomFormat.hash(key);
       for (FileMetadata f : v.files(0)) {
         if (f.covers(key)) {
@@ -460,7 +469,7 @@ final class LsmTable implements EngineTable {
       }
       return null;
     } finally {
-      s.version().unref();
+      pins.exit(slot, v);
     }
   }
 
@@ -604,8 +613,9 @@ final class LsmTable implements EngineTable {
    * <p>Counted since this open, reset to 0 by a reopen: {@code bytes.user.written},
    * {@code bytes.flushed}, {@code bytes.compaction.read}, {@code bytes.compaction.written},
    * {@code write.amplification.x100} (from those), {@code flushes}, {@code compactions},
-   * {@code write.stalls}, {@code write.stall.millis}, and the block cache's hit rate. Gauges of the
-   * moment: {@code memtable.bytes}, {@code immutable.memtables}, {@code block.cache.bytes},
+   * {@code write.stalls}, {@code write.stall.millis}, and the block cache's {@code block.cache.hits},
+   * {@code block.cache.misses} and {@code block.cache.hit.rate.permille}. Gauges of the moment:
+   * {@code memtable.bytes}, {@code immutable.memtables}, {@code block.cache.bytes},
    * {@code open.files}, {@code resident.readers}, {@code index.filter.bytes}.
    */
   @Override
@@ -680,6 +690,7 @@ final class LsmTable implements EngineTable {
     }
     signalRoom();
     background.shutdown();
+    pins.scrape();
     versions.close();
     files.close();
   }
