@@ -4,6 +4,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -26,21 +27,25 @@ final class NettyTransport implements AutoCloseable {
    * {@code ioThreads} event loops; 0 means one per core. Not Netty's two per core: on a small
    * machine every extra loop adds a thread wake-up per request, and in the redis-benchmark matrix
    * (docs/benchmarks.md) one loop per core beat two in 12 of 20 cases and lost in 4. An idle loop
-   * polls for {@code spinMicros} before it blocks ({@link SpinThenBlockSelectStrategy}).
+   * polls for {@code spinMicros} before it blocks, all but one core's worth of loops at a time
+   * ({@link SpinThenBlockSelectStrategy}).
    */
   NettyTransport(int ioThreads, int spinMicros) {
     if (ioThreads == 0) {
       ioThreads = Runtime.getRuntime().availableProcessors();
     }
+    int cores = Runtime.getRuntime().availableProcessors();
+    SelectStrategyFactory selectStrategy = SpinThenBlockSelectStrategy.factory(
+        spinMicros * 1000L, SpinThenBlockSelectStrategy.defaultMaxSpinners(cores));
     this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("kvstore.server.nio");
     if (epoll) {
       acceptGroup = new EpollEventLoopGroup(1, new DefaultThreadFactory("kv-accept", true));
       ioGroup = new EpollEventLoopGroup(ioThreads, new DefaultThreadFactory("kv-io", true),
-          SpinThenBlockSelectStrategy.factory(spinMicros * 1000L));
+          selectStrategy);
     } else {
       acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("kv-accept", true));
       ioGroup = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("kv-io", true),
-          SelectorProvider.provider(), SpinThenBlockSelectStrategy.factory(spinMicros * 1000L));
+          SelectorProvider.provider(), selectStrategy);
     }
   }
 
