@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.ValueKind;
@@ -65,8 +67,9 @@ public final class MemTable {
   private final ConcurrentSkipListMap<UserKey, Chain> map = new ConcurrentSkipListMap<>();
   private final ConcurrentHashMap<UserKey, Chain> index = new ConcurrentHashMap<>();
   private final AtomicLong bytes = new AtomicLong();
-  private final AtomicLong versions = new AtomicLong();
-  private final AtomicLong maxSeqNum = new AtomicLong();
+  /** Striped: every add updates them, and they are read only at a flush or for statistics. */
+  private final LongAdder versions = new LongAdder();
+  private final LongAccumulator maxSeqNum = new LongAccumulator(Math::max, 0);
 
   /** One version of a key. Immutable but for {@code next}, which is set before it is linked in. */
   private static final class Version {
@@ -172,11 +175,8 @@ public final class MemTable {
       added -= VERSION_OVERHEAD + d.value.length;
       count--;
     }
-    versions.addAndGet(count);
-    long prev;
-    do {
-      prev = maxSeqNum.get();
-    } while (seqNum > prev && !maxSeqNum.compareAndSet(prev, seqNum));
+    versions.add(count);
+    maxSeqNum.accumulate(seqNum);
     return bytes.addAndGet(added);
   }
 
@@ -205,12 +205,12 @@ public final class MemTable {
   }
 
   public boolean isEmpty() {
-    return versions.get() == 0;
+    return versions.sum() == 0;
   }
 
   /** The number of entries (all versions of all keys). */
   public long entryCount() {
-    return versions.get();
+    return versions.sum();
   }
 
   /** The largest sequence number added, 0 when empty. */
