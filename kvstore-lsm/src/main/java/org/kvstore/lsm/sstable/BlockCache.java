@@ -3,6 +3,7 @@ package org.kvstore.lsm.sstable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 
 /**
  * A cache of decoded blocks, bounded in bytes ({@code block.cache.size}), keyed by file number and
@@ -136,31 +137,24 @@ public final class BlockCache {
 
   /** The bytes held for blocks of {@code fileNum}. */
   public long cachedBytes(long fileNum) {
-    long n = 0;
-    for (Shard s : shards) {
-      synchronized (s) {
-        n += s.bytesOfFile(fileNum);
-      }
-    }
-    return n;
+    return sumOverShards(s -> s.bytesOfFile(fileNum));
   }
 
   public long usedBytes() {
-    long n = 0;
-    for (Shard s : shards) {
-      synchronized (s) {
-        n += s.used;
-      }
-    }
-    return n;
+    return sumOverShards(s -> s.used);
   }
 
   /** Blocks held. */
-  public int size() {
-    int n = 0;
+  public long size() {
+    return sumOverShards(s -> s.count);
+  }
+
+  /** The sum of {@code f} over the shards, each read under its monitor. */
+  private long sumOverShards(ToLongFunction<Shard> f) {
+    long n = 0;
     for (Shard s : shards) {
       synchronized (s) {
-        n += s.count;
+        n += f.applyAsLong(s);
       }
     }
     return n;

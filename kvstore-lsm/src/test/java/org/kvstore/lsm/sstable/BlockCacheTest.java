@@ -71,7 +71,7 @@ class BlockCacheTest {
         found++;
       }
     }
-    assertThat(found).as("seed %d", seed).isEqualTo(cache.size());
+    assertThat((long) found).as("seed %d", seed).isEqualTo(cache.size());
   }
 
   @Test
