@@ -93,8 +93,8 @@ public final class MemTable {
   private static final class Chain extends UserKey {
     volatile Version head;
 
-    Chain(byte[] userKey) {
-      super(userKey);
+    Chain(UserKey key) {
+      super(key);
     }
 
     /**
@@ -159,9 +159,10 @@ public final class MemTable {
   public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value, long oldestSnapshot) {
     byte[] v = kind == ValueKind.DELETE ? EMPTY : value;
     long added = VERSION_OVERHEAD + v.length;
-    Chain chain = index.get(new UserKey(userKey));
+    UserKey probe = new UserKey(userKey);
+    Chain chain = index.get(probe);
     if (chain == null) {
-      Chain fresh = new Chain(userKey);
+      Chain fresh = new Chain(probe);
       Chain listed = map.putIfAbsent(fresh, fresh);
       chain = listed == null ? fresh : listed;
       index.putIfAbsent(chain, chain); // after the skip list: the index never runs ahead of it
@@ -247,6 +248,14 @@ public final class MemTable {
       this.prefix0 = bigEndian(userKey, 0);
       this.prefix1 = bigEndian(userKey, 8);
       this.hash = Arrays.hashCode(userKey);
+    }
+
+    /** The same key (its inline fields are copied, not computed again). */
+    UserKey(UserKey k) {
+      this.userKey = k.userKey;
+      this.prefix0 = k.prefix0;
+      this.prefix1 = k.prefix1;
+      this.hash = k.hash;
     }
 
     private static long bigEndian(byte[] k, int off) {
