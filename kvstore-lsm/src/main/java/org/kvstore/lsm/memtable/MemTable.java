@@ -1,8 +1,5 @@
 package org.kvstore.lsm.memtable;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.AbstractMap;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -15,6 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.ValueKind;
+import org.kvstore.lsm.sstable.VarInts;
 
 /**
  * The in-memory write buffer. Writers add entries with unique sequence numbers; readers see, for
@@ -236,8 +234,6 @@ public final class MemTable {
    */
   private static class UserKey implements Comparable<UserKey> {
     private static final int INLINE = 16;
-    private static final VarHandle LONG_BE =
-        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     final byte[] userKey;
     private final long prefix0;
     private final long prefix1;
@@ -245,8 +241,8 @@ public final class MemTable {
 
     UserKey(byte[] userKey) {
       this.userKey = userKey;
-      this.prefix0 = bigEndian(userKey, 0);
-      this.prefix1 = bigEndian(userKey, 8);
+      this.prefix0 = VarInts.getLongBEPadded(userKey, 0, userKey.length);
+      this.prefix1 = VarInts.getLongBEPadded(userKey, 8, userKey.length);
       this.hash = Arrays.hashCode(userKey);
     }
 
@@ -256,17 +252,6 @@ public final class MemTable {
       this.prefix0 = k.prefix0;
       this.prefix1 = k.prefix1;
       this.hash = k.hash;
-    }
-
-    private static long bigEndian(byte[] k, int off) {
-      if (off + 8 <= k.length) {
-        return (long) LONG_BE.get(k, off);
-      }
-      long v = 0;
-      for (int i = off; i < off + 8; i++) {
-        v = (v << 8) | (i < k.length ? k[i] & 0xFF : 0);
-      }
-      return v;
     }
 
     @Override

@@ -60,7 +60,7 @@ public final class SstableReader {
     this.indexInline = new long[indexKeys.length];
     for (int i = 0; i < indexKeys.length; i++) {
       byte[] k = indexKeys[i];
-      indexInline[i] = inlineBytes(k, indexCommonPrefix, k.length - InternalKey.TRAILER_BYTES);
+      indexInline[i] = VarInts.getLongBEPadded(k, indexCommonPrefix, k.length - InternalKey.TRAILER_BYTES);
     }
     this.blockOffsets = blockOffsets;
     this.blockSizes = blockSizes;
@@ -193,15 +193,6 @@ public final class SstableReader {
     return n;
   }
 
-  /** Bytes {@code [from, from+8)} of {@code k}, those at or past {@code limit} read as zero. */
-  private static long inlineBytes(byte[] k, int from, int limit) {
-    long v = 0;
-    for (int i = from; i < from + 8; i++) {
-      v = (v << 8) | (i < limit ? k[i] & 0xFF : 0);
-    }
-    return v;
-  }
-
   /** The index of the first block whose last key is at or after {@code target}, or the block count. */
   private int findBlock(byte[] target, int targetLen) {
     int n = indexKeys.length;
@@ -214,7 +205,7 @@ public final class SstableReader {
     if (c != 0) {
       return c < 0 ? 0 : n; // below every index key, or above every one
     }
-    long t = inlineBytes(target, cp, targetUserLen);
+    long t = VarInts.getLongBEPadded(target, cp, targetUserLen);
     int lo = 0;
     int hi = n;
     while (lo < hi) {

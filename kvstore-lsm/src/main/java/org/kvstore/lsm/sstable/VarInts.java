@@ -15,6 +15,8 @@ public final class VarInts {
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG_BE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private VarInts() {}
 
@@ -90,5 +92,22 @@ public final class VarInts {
   /** The little-endian long at {@code off}: one load. */
   public static long getLongLE(byte[] src, int off) {
     return (long) LONG_LE.get(src, off);
+  }
+
+  /**
+   * Bytes {@code [from, from+8)} of {@code src} as a big-endian long, those at or past
+   * {@code limit} read as zero: an unsigned comparison of two such numbers orders the byte strings
+   * the same way whenever they differ (the key prefixes compared inline by the memtable and the
+   * SSTable block search). One load when all 8 bytes are below {@code limit}.
+   */
+  public static long getLongBEPadded(byte[] src, int from, int limit) {
+    if (from + 8 <= limit) {
+      return (long) LONG_BE.get(src, from);
+    }
+    long v = 0;
+    for (int i = from; i < from + 8; i++) {
+      v = (v << 8) | (i < limit ? src[i] & 0xFF : 0);
+    }
+    return v;
   }
 }
