@@ -18,6 +18,10 @@ import org.kvstore.io.LocalFileSystem;
  * @param checkpointInterval time between background checkpoints ({@link Duration#ZERO}: never on time)
  * @param checkpointLogBytes log bytes written since the last checkpoint that trigger one
  * @param logSegmentBytes size at which the log rolls over to a new segment file
+ * @param blockCacheBytes bytes of the cache of decoded blocks that the store's tables share (the
+ *     {@code lsm} engine's block cache; a table given its own {@code block.cache.size} keeps a cache
+ *     of its own instead); by default a quarter of the JVM's maximum heap, as HBase sizes its block
+ *     cache from the heap; 0 caches nothing
  *
  * <p>Thread safety: immutable.
  */
@@ -30,7 +34,8 @@ public record StoreOptions(
     RecoveryMode recoveryMode,
     Duration checkpointInterval,
     long checkpointLogBytes,
-    long logSegmentBytes) {
+    long logSegmentBytes,
+    long blockCacheBytes) {
 
   public static final int MAX_KEY_BYTES_LIMIT = 16 << 20;
 
@@ -51,6 +56,7 @@ public record StoreOptions(
         "checkpointLogBytes must be >= 1 MiB, was " + checkpointLogBytes);
     require(logSegmentBytes >= 64 << 10,
         "logSegmentBytes must be >= 64 KiB, was " + logSegmentBytes);
+    require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0, was " + blockCacheBytes);
   }
 
   public static StoreOptions defaults() {
@@ -73,7 +79,13 @@ public record StoreOptions(
     b.checkpointInterval = checkpointInterval;
     b.checkpointLogBytes = checkpointLogBytes;
     b.logSegmentBytes = logSegmentBytes;
+    b.blockCacheBytes = blockCacheBytes;
     return b;
+  }
+
+  /** A quarter of the JVM's maximum heap, at least 8 MiB. */
+  public static long defaultBlockCacheBytes() {
+    return Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4);
   }
 
   private static void require(boolean ok, String message) {
@@ -93,6 +105,7 @@ public record StoreOptions(
     private Duration checkpointInterval = Duration.ofSeconds(60);
     private long checkpointLogBytes = 64L << 20;
     private long logSegmentBytes = 32L << 20;
+    private long blockCacheBytes = defaultBlockCacheBytes();
 
     private Builder() {}
 
@@ -141,10 +154,15 @@ public record StoreOptions(
       return this;
     }
 
+    public Builder blockCacheBytes(long v) {
+      blockCacheBytes = v;
+      return this;
+    }
+
     public StoreOptions build() {
       return new StoreOptions(
           fileSystem, maxKeyBytes, maxValueBytes, durability, syncInterval, recoveryMode,
-          checkpointInterval, checkpointLogBytes, logSegmentBytes);
+          checkpointInterval, checkpointLogBytes, logSegmentBytes, blockCacheBytes);
     }
   }
 }

@@ -122,7 +122,8 @@ public final class StoreCatalog {
     Path dir = tableDir(t.id());
     fs.createDirectories(dir);
     EngineTable et =
-        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn));
+        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn,
+            options.blockCacheBytes()));
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
     return new StoreTable(
         t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,

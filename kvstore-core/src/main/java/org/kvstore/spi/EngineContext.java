@@ -19,6 +19,9 @@ import org.kvstore.io.FileSystem;
  *     (it may fsync, so call it once per freeze, not per write): an engine may persist a state only
  *     after the log records in it are durable. It throws {@link org.kvstore.StorageIOException} when
  *     that sync fails.
+ * @param sharedCacheBytes the bytes the store allows the cache its tables share
+ *     ({@link org.kvstore.StoreOptions#blockCacheBytes}); an engine with such a cache sizes it from
+ *     the first table's context it sees
  *
  * <p>Thread safety: immutable; {@code appliedLsn} may be called from any thread.
  */
@@ -27,4 +30,14 @@ public record EngineContext(
     FileSystem fileSystem,
     TableProperties properties,
     String tableName,
-    LongSupplier appliedLsn) {}
+    LongSupplier appliedLsn,
+    long sharedCacheBytes) {
+
+  /** A context with the default shared cache size ({@link org.kvstore.StoreOptions#defaultBlockCacheBytes}). */
+  public EngineContext(
+      Path directory, FileSystem fileSystem, TableProperties properties, String tableName,
+      LongSupplier appliedLsn) {
+    this(directory, fileSystem, properties, tableName, appliedLsn,
+        org.kvstore.StoreOptions.defaultBlockCacheBytes());
+  }
+}

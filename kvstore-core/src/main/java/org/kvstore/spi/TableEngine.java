@@ -8,8 +8,10 @@ import java.util.List;
  * case-insensitively). Register an implementation in
  * {@code META-INF/services/org.kvstore.spi.TableEngine}.
  *
- * <p>Thread safety: implementations are stateless and thread-safe; state lives in the tables they
- * open.
+ * <p>Each open store loads instances of its own, so an engine may hold what the store's tables of
+ * that engine share (the {@code lsm} engine's block cache); everything else lives in the tables.
+ *
+ * <p>Thread safety: implementations are thread-safe; {@link #open} may be called concurrently.
  */
 public interface TableEngine {
 

@@ -2,6 +2,8 @@ package org.kvstore.lsm;
 
 import java.io.IOException;
 import java.util.List;
+import org.kvstore.lsm.sstable.BlockCache;
+import org.kvstore.lsm.sstable.SharedBlockCache;
 import org.kvstore.spi.EngineContext;
 import org.kvstore.spi.EngineTable;
 import org.kvstore.spi.PropertySpec;
@@ -12,10 +14,17 @@ import org.kvstore.spi.TableEngine;
  * filters, leveled compaction). Durable. See {@link LsmTable} for the design and
  * docs/format/{sstable,manifest,bloom}.md for the files.
  *
- * <p>Thread safety: stateless.
+ * <p>The store's tables share one {@link SharedBlockCache} of
+ * {@link EngineContext#sharedCacheBytes()}, made when the first table opens; a table with a
+ * {@code block.cache.size} of its own has a cache of that size instead.
+ *
+ * <p>Thread safety: thread-safe; the shared cache is made once, guarded by the instance's monitor.
  */
 public final class LsmEngine implements TableEngine {
   public static final String NAME = "lsm";
+
+  /** Guarded by {@code this}. */
+  private SharedBlockCache sharedCache;
 
   @Override
   public String name() {
@@ -34,6 +43,18 @@ public final class LsmEngine implements TableEngine {
 
   @Override
   public EngineTable open(EngineContext context) throws IOException {
-    return LsmTable.open(context, LsmOptions.from(context.properties()));
+    LsmOptions options = LsmOptions.from(context.properties());
+    BlockCache cache =
+        options.blockCacheBytes() > 0
+            ? new BlockCache(options.blockCacheBytes())
+            : sharedCache(context.sharedCacheBytes()).newView();
+    return LsmTable.open(context, options, cache);
+  }
+
+  private synchronized SharedBlockCache sharedCache(long bytes) {
+    if (sharedCache == null) {
+      sharedCache = new SharedBlockCache(bytes);
+    }
+    return sharedCache;
   }
 }

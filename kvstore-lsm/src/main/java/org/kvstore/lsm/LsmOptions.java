@@ -38,7 +38,10 @@ public record LsmOptions(
       PropertySpec.ofDouble("bloom.fp.rate", 0.01, 0.0, 0.5,
           "false-positive rate of each SSTable's bloom filter");
   public static final PropertySpec<Long> BLOCK_CACHE_SIZE =
-      PropertySpec.ofBytes("block.cache.size", 64L << 20, 0, 1L << 40, "bytes of the block cache");
+      PropertySpec.ofBytes("block.cache.size", 0, 0, 1L << 40,
+          "bytes of a block cache of this table's own; 0: the table uses the block cache the "
+              + "store's lsm tables share (StoreOptions.blockCacheBytes, the server's "
+              + "--block-cache-size)");
   public static final PropertySpec<Boolean> BLOCK_CACHE_FILL_ON_FLUSH =
       PropertySpec.ofBoolean("block.cache.fill.on.flush", true,
           "put the data blocks a flush writes into the block cache (RocksDB's prepopulate_block_cache "

@@ -112,18 +112,21 @@ final class LsmTable implements EngineTable {
   private volatile Throwable bgError;
   private volatile boolean closed;
 
-  private LsmTable(EngineContext ctx, LsmOptions opt) {
+  private LsmTable(EngineContext ctx, LsmOptions opt, BlockCache cache) {
     this.ctx = ctx;
     this.opt = opt;
     this.fs = ctx.fileSystem();
     this.dir = ctx.directory();
-    this.cache = new BlockCache(opt.blockCacheBytes());
+    this.cache = cache;
     this.files = new OpenFiles(fs, dir, opt.maxOpenFiles());
   }
 
-  /** Opens (or creates) the table in {@code ctx.directory()}. */
-  static LsmTable open(EngineContext ctx, LsmOptions opt) throws IOException {
-    LsmTable t = new LsmTable(ctx, opt);
+  /**
+   * Opens (or creates) the table in {@code ctx.directory()}, caching its blocks in {@code cache} (a
+   * view of the store's shared cache or of one of its own); closing the table empties the view.
+   */
+  static LsmTable open(EngineContext ctx, LsmOptions opt, BlockCache cache) throws IOException {
+    LsmTable t = new LsmTable(ctx, opt, cache);
     t.fs.createDirectories(t.dir);
     t.versions = VersionSet.open(t.fs, t.dir, opt.numLevels(), t::deleteObsolete);
     try {
@@ -136,6 +139,7 @@ final class LsmTable implements EngineTable {
     } catch (IOException | RuntimeException e) {
       t.versions.close();
       t.files.close();
+      cache.evictAll();
       throw e;
     }
     return t;
@@ -166,11 +170,15 @@ final class LsmTable implements EngineTable {
 
   /** Deletes SSTables no live version contains (called by whoever released the last pin). */
   private void deleteObsolete(List<FileMetadata> dead) {
+    long[] nums = new long[dead.size()];
+    for (int i = 0; i < nums.length; i++) {
+      nums[i] = dead.get(i).fileNum();
+    }
+    cache.evictFiles(nums);
     for (FileMetadata f : dead) {
       files.forget(f);
       f.dropResident();
       files.evict(f.fileNum());
-      cache.evictFile(f.fileNum());
       try {
         fs.delete(dir.resolve(SstableFormat.fileName(f.fileNum())));
       } catch (IOException e) {
@@ -693,5 +701,6 @@ final class LsmTable implements EngineTable {
     pins.scrape();
     versions.close();
     files.close();
+    cache.evictAll();
   }
 }

@@ -159,6 +159,7 @@ public final class KVStoreServer implements AutoCloseable {
     StoreOptions options = StoreOptions.builder()
         .durability(config.durability())
         .maxValueBytes((int) Math.min(config.protoMaxBulkLen(), Integer.MAX_VALUE - 16))
+        .blockCacheBytes(config.blockCacheBytes())
         .build();
     try {
       return KVStore.open(config.dataDir(), options);

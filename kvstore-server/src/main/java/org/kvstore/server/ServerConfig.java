@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Properties;
 import org.kvstore.Durability;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.StoreOptions;
 
 /**
  * The server's configuration, validated once here. Every setting has a command-line flag
@@ -43,6 +44,8 @@ import org.kvstore.InvalidArgumentException;
  * @param protoReadTimeoutSeconds a connection whose request stays incomplete this long is closed (0: never)
  * @param queryBufferBudget bytes of incomplete requests all connections may hold together (0: a
  *     quarter of the maximum heap)
+ * @param blockCacheBytes bytes of the block cache the store's lsm tables share (default a quarter
+ *     of the maximum heap; 0 caches nothing)
  *
  * <p>Thread safety: immutable.
  */
@@ -64,13 +67,15 @@ public record ServerConfig(
     int ioThreads,
     int ioSpinMicros,
     int protoReadTimeoutSeconds,
-    long queryBufferBudget) {
+    long queryBufferBudget,
+    long blockCacheBytes) {
 
   /** Every key a configuration file may hold, which is also every flag without its "--". */
   public static final List<String> KEYS = List.of(
       "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
       "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
-      "maxclients", "worker-threads", "io-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget");
+      "maxclients", "worker-threads", "io-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget",
+      "block-cache-size");
 
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
@@ -100,6 +105,7 @@ public record ServerConfig(
     require(protoReadTimeoutSeconds >= 0, "proto-read-timeout", "must be >= 0, was " + protoReadTimeoutSeconds);
     require(queryBufferBudget == 0 || queryBufferBudget >= 1024 * 1024, "query-buffer-budget",
         "must be 0 or at least 1mb, was " + queryBufferBudget);
+    require(blockCacheBytes >= 0, "block-cache-size", "must be >= 0, was " + blockCacheBytes);
     if (password != null && password.isEmpty()) {
       password = null;
     }
@@ -132,7 +138,7 @@ public record ServerConfig(
         + ", protoMaxBulkLen=" + protoMaxBulkLen + ", protoMaxMultibulkLen=" + protoMaxMultibulkLen
         + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
         + ", ioThreads=" + ioThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
-        + ", queryBufferBudget=" + queryBufferBudget + "]";
+        + ", queryBufferBudget=" + queryBufferBudget + ", blockCacheBytes=" + blockCacheBytes + "]";
   }
 
   /**
@@ -195,6 +201,7 @@ public record ServerConfig(
     private int ioSpinMicros = 50;
     private int protoReadTimeoutSeconds = 60;
     private long queryBufferBudget;
+    private long blockCacheBytes = StoreOptions.defaultBlockCacheBytes();
 
     private Builder() {}
 
@@ -236,6 +243,7 @@ public record ServerConfig(
         case "io-spin-micros" -> ioSpinMicros = (int) number(key, v, false);
         case "proto-read-timeout" -> protoReadTimeoutSeconds = (int) number(key, v, false);
         case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
+        case "block-cache-size" -> blockCacheBytes = number(key, v, true);
         default -> throw new InvalidArgumentException(
             "setting", "unknown key '" + key + "'; known keys: " + String.join(", ", KEYS));
       }
@@ -246,7 +254,7 @@ public record ServerConfig(
       return new ServerConfig(
           dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
           protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
-          ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget);
+          ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes);
     }
 
     /** An integer, or with {@code sizes} a byte size with an optional k/kb/m/mb/g/gb suffix (x1024). */

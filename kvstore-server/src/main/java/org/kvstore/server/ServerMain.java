@@ -90,6 +90,9 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--query-buffer-budget", paramLabel = "BYTES", description = "bytes of incomplete requests all clients may hold together; 0 = a quarter of the heap (default: 0)")
   private String queryBufferBudget;
 
+  @Option(names = "--block-cache-size", paramLabel = "BYTES", description = "bytes of the block cache the lsm tables share; 0 = none (default: a quarter of the heap)")
+  private String blockCacheSize;
+
   private volatile KVStoreServer running;
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -143,6 +146,7 @@ public final class ServerMain implements Callable<Integer> {
     flags.put("io-spin-micros", ioSpinMicros);
     flags.put("proto-read-timeout", protoReadTimeout);
     flags.put("query-buffer-budget", queryBufferBudget);
+    flags.put("block-cache-size", blockCacheSize);
     for (Map.Entry<String, String> e : flags.entrySet()) {
       if (e.getValue() != null) {
         try {

@@ -64,6 +64,18 @@ class ServerConfigTest {
   }
 
   @Test
+  void blockCacheSize_defaultsToAQuarterOfTheHeap_andTakesSizes() {
+    assertThat(ServerConfig.defaults().blockCacheBytes())
+        .isEqualTo(Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4));
+    ServerMain main = new ServerMain();
+    new CommandLine(main).parseArgs("--block-cache-size", "96m");
+    assertThat(main.config().blockCacheBytes()).isEqualTo(96L << 20);
+    assertThat(ServerConfig.builder().set("block-cache-size", "0").build().blockCacheBytes()).isZero();
+    assertThatThrownBy(() -> ServerConfig.builder().set("block-cache-size", "-1").build())
+        .hasMessageContaining("block-cache-size");
+  }
+
+  @Test
   void unknownKeysAndBadValues_areErrorsNamingTheKey() throws Exception {
     Path f = Files.writeString(dir.resolve("s.yml"), "resp-prot: 1\n");
     assertThatThrownBy(() -> ServerConfig.builder().setAll(ServerConfig.readFile(f), f.toString()))

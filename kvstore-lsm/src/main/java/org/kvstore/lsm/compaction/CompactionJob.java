@@ -98,12 +98,16 @@ public final class CompactionJob {
       return edit;
     }
     if (opt.fillCacheOnCompaction()) {
+      // One pass over the (possibly large, shared) cache for all input files.
+      long[] nums = new long[c.inputs().size() + c.overlaps().size()];
+      int n = 0;
       for (FileMetadata f : c.inputs()) {
-        cacheFillBudget += cache.cachedBytes(f.fileNum());
+        nums[n++] = f.fileNum();
       }
       for (FileMetadata f : c.overlaps()) {
-        cacheFillBudget += cache.cachedBytes(f.fileNum());
+        nums[n++] = f.fileNum();
       }
+      cacheFillBudget = cache.cachedBytes(nums);
     }
     List<InternalCursor> children = new ArrayList<>();
     if (c.level() == 0) {

@@ -3,67 +3,36 @@ package org.kvstore.lsm.sstable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.ToLongFunction;
 
 /**
- * A cache of decoded blocks, bounded in bytes ({@code block.cache.size}), keyed by file number and
- * block offset. Sharded 16 ways so concurrent inserts rarely meet on one lock; lookups take none.
+ * One table's view of a {@link SharedBlockCache}: its data blocks, keyed by file number and block
+ * offset, and its own hit and miss counts and bytes held. Views of one shared cache compete for its
+ * memory; {@link #BlockCache(long)} makes a view of a cache of its own.
  *
- * <p>Each shard is an open-addressing hash table (linear probing, one immutable entry object per
- * block, no per-lookup allocation) whose slots double as a generalized CLOCK ring: a hit only raises the slot's use count
- * (saturating at {@value #MAX_USES}), and the eviction hand lowers counts and evicts the first slot
- * whose count is already zero. An LRU list would relink two neighbouring entries on every hit,
- * touching three more cache lines per lookup; CLOCK approximates LRU with none, and the counts
- * keep a block read many times through more sweeps than one read once.
- *
- * <p>Admission: once the cache is full, a block read by a point lookup or a scan is admitted only
- * when it was asked for before within the recent window ({@link #admit}, a "doorkeeper" bit set as
- * in TinyLFU). A stream of reads over a table much larger than the cache would otherwise replace a
- * cached block on nearly every read: each replacement an allocation that survives young
- * collections and then dies in the old generation, which is what made get latency tails long.
- *
- * <p>Thread safety: thread-safe. Lookups take no lock (see {@link Shard}); changes to a shard's
- * table are guarded by the shard's monitor, and no I/O happens under it. The doorkeeper bits are
- * written without a lock: a lost update only admits or rejects one block wrongly. Hit and miss counts are {@link LongAdder}s.
+ * <p>Thread safety: thread-safe, as {@link SharedBlockCache}; the counters are {@link LongAdder}s
+ * and an {@link AtomicLong}.
  */
 public final class BlockCache {
-  private static final int SHARDS = 16;
-  private static final int MAX_USES = 3;
-  private final Shard[] shards = new Shard[SHARDS];
+  private final SharedBlockCache shared;
+  /** Mixed into the hash of this view's block addresses. */
+  final long salt;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
-  private final long capacityBytes;
-  private final long[] doorkeeper;
-  private final int doorkeeperMask;
-  private final AtomicLong doorkeeperAdds = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
 
+  BlockCache(SharedBlockCache shared, long salt) {
+    this.shared = shared;
+    this.salt = salt;
+  }
+
+  /** A view of a new cache of {@code capacityBytes} used by nobody else. */
   public BlockCache(long capacityBytes) {
-    this.capacityBytes = capacityBytes;
-    // About 8 bits per block the cache holds (4 KiB blocks), between 64 Ki and 8 Mi bits.
-    long bits = Long.highestOneBit(Math.max(1L << 16, Math.min(1L << 23, capacityBytes / 512)));
-    this.doorkeeper = new long[(int) (bits >>> 6)];
-    this.doorkeeperMask = (int) bits - 1;
-    for (int i = 0; i < SHARDS; i++) {
-      shards[i] = new Shard(Math.max(1, capacityBytes / SHARDS));
-    }
+    this(new SharedBlockCache(capacityBytes), 0);
   }
 
-  /** A well-mixed 64-bit hash of a block's address; shard and slot come from different bits. */
-  private static long hash(long fileNum, long offset) {
-    long h = (fileNum * 0x9E3779B97F4A7C15L) ^ offset;
-    h *= 0xC2B2AE3D27D4EB4FL;
-    return h ^ (h >>> 29);
-  }
-
-  private Shard shard(long h) {
-    return shards[(int) (h >>> 60)];
-  }
-
-  /** The cached block, or {@code null}. */
+  /** The cached block, or {@code null}; counts a hit or a miss. */
   public Block get(long fileNum, long offset) {
-    long h = hash(fileNum, offset);
-    Shard s = shard(h);
-    Block b = s.get(h, fileNum, offset);
+    Block b = shared.get(this, fileNum, offset);
     if (b == null) {
       misses.increment();
     } else {
@@ -72,92 +41,53 @@ public final class BlockCache {
     return b;
   }
 
-  /**
-   * Whether a block just read from the file should be put in the cache: always while the cache has
-   * room; once full, only when the block was asked for before within the window (its two doorkeeper
-   * bits are set). Otherwise sets its bits; the bits are cleared after about a cache's worth of
-   * blocks has been recorded.
-   */
+  /** Whether a block just read from the file should be put in the cache ({@link SharedBlockCache#admit}). */
   public boolean admit(long fileNum, long offset) {
-    if (capacityBytes <= 0) {
-      return false;
-    }
-    if (usedBytesApprox() < capacityBytes - (capacityBytes >>> 4)) {
-      return true;
-    }
-    long h = hash(fileNum, offset);
-    int b1 = (int) h & doorkeeperMask;
-    int b2 = (int) (h >>> 32) & doorkeeperMask;
-    long w1 = doorkeeper[b1 >>> 6];
-    long w2 = doorkeeper[b2 >>> 6];
-    if ((w1 & (1L << b1)) != 0 && (w2 & (1L << b2)) != 0) {
-      return true;
-    }
-    doorkeeper[b1 >>> 6] |= 1L << b1;
-    doorkeeper[b2 >>> 6] |= 1L << b2;
-    if (doorkeeperAdds.incrementAndGet() > (doorkeeperMask + 1L) / 8) {
-      doorkeeperAdds.set(0);
-      Arrays.fill(doorkeeper, 0L);
-    }
-    return false;
+    return shared.admit(this, fileNum, offset);
   }
 
-  /** The bytes held, read without locks (each shard's count may be slightly stale). */
-  private long usedBytesApprox() {
-    long n = 0;
-    for (Shard s : shards) {
-      n += s.used;
-    }
-    return n;
-  }
-
-  /**
-   * Puts (or replaces) a block; evicts blocks by CLOCK until the shard is within its capacity. A
-   * cache of capacity 0 holds nothing.
-   */
+  /** Puts (or replaces) a block, evicting others by CLOCK when the shared memory is full. */
   public void put(long fileNum, long offset, Block block) {
-    if (capacityBytes <= 0) {
-      return;
-    }
-    long h = hash(fileNum, offset);
-    Shard s = shard(h);
-    synchronized (s) {
-      s.put(h, fileNum, offset, block);
-    }
+    shared.put(this, fileNum, offset, block);
   }
 
   /** Drops every block of {@code fileNum} (after the file is deleted or abandoned). */
   public void evictFile(long fileNum) {
-    for (Shard s : shards) {
-      synchronized (s) {
-        s.removeFile(fileNum);
-      }
-    }
+    shared.evictFiles(this, new long[] {fileNum});
+  }
+
+  /** Drops every block of the files in {@code fileNums}, in one pass over the cache. */
+  public void evictFiles(long... fileNums) {
+    long[] sorted = fileNums.clone();
+    Arrays.sort(sorted);
+    shared.evictFiles(this, sorted);
+  }
+
+  /** Drops every block of this view (its table is closing). */
+  public void evictAll() {
+    shared.evictView(this);
   }
 
   /** The bytes held for blocks of {@code fileNum}. */
   public long cachedBytes(long fileNum) {
-    return sumOverShards(s -> s.bytesOfFile(fileNum));
+    return shared.cachedBytes(this, new long[] {fileNum});
   }
 
+  /** The bytes held for blocks of the files in {@code fileNums}, in one pass over the cache. */
+  public long cachedBytes(long... fileNums) {
+    long[] sorted = fileNums.clone();
+    Arrays.sort(sorted);
+    return shared.cachedBytes(this, sorted);
+  }
+
+  /** Bytes held for this view. */
   public long usedBytes() {
-    return sumOverShards(s -> s.used);
+    return bytes.get();
   }
 
-  /** Blocks held. */
+  /** Blocks held for this view. */
   public long size() {
-    return sumOverShards(s -> s.count);
-  }
-
-  /** The sum of {@code f} over the shards, each read under its monitor. */
-  private long sumOverShards(ToLongFunction<Shard> f) {
-    long n = 0;
-    for (Shard s : shards) {
-      synchronized (s) {
-        n += f.applyAsLong(s);
-      }
-    }
-    return n;
+    return shared.size(this);
   }
 
   public long hits() {
@@ -168,187 +98,13 @@ public final class BlockCache {
     return misses.sum();
   }
 
-  /**
-   * One cached block. Immutable but for {@link #uses}, which readers raise and the hand lowers
-   * without a lock (a lost update only changes when the block is evicted).
-   */
-  private static final class Entry {
-    final long hash;
-    final long fileNum;
-    final long offset;
-    final Block block;
-    int uses = 1;
-
-    Entry(long hash, long fileNum, long offset, Block block) {
-      this.hash = hash;
-      this.fileNum = fileNum;
-      this.offset = offset;
-      this.block = block;
-    }
+  /** The cache this view shares. */
+  public SharedBlockCache shared() {
+    return shared;
   }
 
-  /**
-   * One shard: an open-addressing table of at most half load, whose slot order is the CLOCK ring.
-   *
-   * <p>Thread safety: {@link #get} reads without a lock; every other method requires the shard's
-   * monitor. A lock-free reader reads {@link #table} (volatile; a resize publishes a new array) and
-   * then slots; an entry is immutable and safely published by its final fields, so a reader finds
-   * either the right block or, when a concurrent removal shifts the probe run it walks, nothing (a
-   * miss, which reads the file). Every table keeps free slots, so a probe always ends.
-   */
-  private static final class Shard {
-    private static final int MIN_SLOTS = 64;
-    final long capacity;
-    volatile Entry[] table = new Entry[MIN_SLOTS];
-    /** Guarded by the monitor. */
-    int count;
-    /** Guarded by the monitor. */
-    int hand;
-    /** Written under the monitor; read without it for admission. */
-    volatile long used;
-
-    Shard(long capacity) {
-      this.capacity = capacity;
-    }
-
-    /** Lock-free. */
-    Block get(long h, long fileNum, long offset) {
-      Entry[] t = table;
-      int mask = t.length - 1;
-      for (int i = (int) h & mask; ; i = (i + 1) & mask) {
-        Entry e = t[i];
-        if (e == null) {
-          return null;
-        }
-        if (e.fileNum == fileNum && e.offset == offset) {
-          if (e.uses < MAX_USES) {
-            e.uses++;
-          }
-          return e.block;
-        }
-      }
-    }
-
-    /** The slot holding the address, or the empty slot where it would go. Requires the monitor. */
-    private static int find(Entry[] t, long h, long fileNum, long offset) {
-      int mask = t.length - 1;
-      int i = (int) h & mask;
-      while (t[i] != null) {
-        Entry e = t[i];
-        if (e.fileNum == fileNum && e.offset == offset) {
-          return i;
-        }
-        i = (i + 1) & mask;
-      }
-      return i;
-    }
-
-    /** Requires the monitor. */
-    void put(long h, long fileNum, long offset, Block block) {
-      Entry[] t = table;
-      int i = find(t, h, fileNum, offset);
-      Entry e = new Entry(h, fileNum, offset, block);
-      Entry old = t[i];
-      if (old != null) {
-        used += block.memoryBytes() - old.block.memoryBytes();
-      } else {
-        if ((count + 1) * 2 > t.length) {
-          t = resize(t.length * 2);
-          i = find(t, h, fileNum, offset);
-        }
-        count++;
-        used += block.memoryBytes();
-      }
-      // An entry starts as if read once: it survives the hand's next sweep, later ones only if read.
-      t[i] = e;
-      evictToCapacity(e);
-    }
-
-    /** Runs the CLOCK hand until the shard fits; never evicts {@code keep}. Requires the monitor. */
-    private void evictToCapacity(Entry keep) {
-      Entry[] t = table;
-      int mask = t.length - 1;
-      // MAX_USES sweeps bring every count to zero, so the next one finds a victim.
-      for (long steps = (MAX_USES + 2L) * t.length; used > capacity && count > 1 && steps > 0; steps--) {
-        int i = hand;
-        Entry e = t[i];
-        if (e == null || e == keep) {
-          hand = (i + 1) & mask;
-        } else if (e.uses > 0) {
-          e.uses--;
-          hand = (i + 1) & mask;
-        } else {
-          // The entry shifted into slot i (if any) is examined next: the hand stays.
-          removeAt(t, i);
-        }
-      }
-    }
-
-    /**
-     * Empties slot {@code i} and shifts later entries of its probe run back (no tombstones).
-     * Requires the monitor.
-     */
-    private void removeAt(Entry[] t, int i) {
-      int mask = t.length - 1;
-      used -= t[i].block.memoryBytes();
-      count--;
-      int hole = i;
-      int j = i;
-      while (true) {
-        j = (j + 1) & mask;
-        Entry e = t[j];
-        if (e == null) {
-          break;
-        }
-        int home = (int) e.hash & mask;
-        // Move j into the hole unless its home lies cyclically in (hole, j].
-        boolean homeAfterHole = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-        if (!homeAfterHole) {
-          t[hole] = e;
-          hole = j;
-        }
-      }
-      t[hole] = null;
-    }
-
-    /** Requires the monitor. */
-    private Entry[] resize(int slots) {
-      Entry[] old = table;
-      Entry[] t = new Entry[slots];
-      for (Entry e : old) {
-        if (e != null) {
-          t[find(t, e.hash, e.fileNum, e.offset)] = e;
-        }
-      }
-      hand = 0;
-      table = t;
-      return t;
-    }
-
-    /** Requires the monitor. */
-    void removeFile(long fileNum) {
-      Entry[] t = table;
-      int i = 0;
-      while (i < t.length) {
-        if (t[i] != null && t[i].fileNum == fileNum) {
-          // Re-examines slot i, which may now hold a shifted entry. Entries only move backwards
-          // into the hole, so none moves from the unscanned part into the scanned one.
-          removeAt(t, i);
-        } else {
-          i++;
-        }
-      }
-    }
-
-    /** Requires the monitor. */
-    long bytesOfFile(long fileNum) {
-      long n = 0;
-      for (Entry e : table) {
-        if (e != null && e.fileNum == fileNum) {
-          n += e.block.memoryBytes();
-        }
-      }
-      return n;
-    }
+  /** Called by the shared cache, under the monitor of the shard that holds the block. */
+  void addBytes(long delta) {
+    bytes.addAndGet(delta);
   }
 }

@@ -141,4 +141,43 @@ class BlockCacheTest {
     }
     assertThat(cache.usedBytes()).isEqualTo(sum);
   }
+
+  @Test
+  void viewsOfOneSharedCache_keepTheirBlocksApart_andShareItsMemory() {
+    SharedBlockCache shared = new SharedBlockCache(512L << 10);
+    BlockCache a = shared.newView();
+    BlockCache b = shared.newView();
+    // The same file numbers and offsets in two tables: each view sees only its own blocks.
+    for (int i = 0; i < 40; i++) {
+      a.put(1, 4096L * i, block(1000 + i));
+      b.put(1, 4096L * i, block(2000 + i));
+    }
+    for (int i = 0; i < 40; i++) {
+      assertThat(a.get(1, 4096L * i).memoryBytes()).isEqualTo(1000 + i + 64);
+      assertThat(b.get(1, 4096L * i).memoryBytes()).isEqualTo(2000 + i + 64);
+    }
+    assertThat(a.usedBytes() + b.usedBytes()).isEqualTo(shared.usedBytes());
+    assertThat(a.cachedBytes(1)).isEqualTo(a.usedBytes());
+    assertThat(a.size()).isEqualTo(40);
+
+    // Dropping a file of one view leaves the other's file of the same number.
+    a.evictFiles(1, 7);
+    assertThat(a.get(1, 0)).isNull();
+    assertThat(a.usedBytes()).isZero();
+    assertThat(b.get(1, 0)).isNotNull();
+
+    // One view filling the memory evicts the other's unread blocks: the capacity is shared.
+    for (int i = 0; i < 400; i++) {
+      a.put(2, 4096L * i, block(4096));
+    }
+    assertThat(shared.usedBytes()).isLessThanOrEqualTo((512L << 10) + 16 * 4160L);
+    assertThat(b.usedBytes()).isLessThan(40 * 2000L);
+    assertThat(a.usedBytes() + b.usedBytes()).isEqualTo(shared.usedBytes());
+
+    // A closing table's view leaves nothing behind.
+    a.evictAll();
+    assertThat(a.usedBytes()).isZero();
+    assertThat(a.size()).isZero();
+    assertThat(shared.usedBytes()).isEqualTo(b.usedBytes());
+  }
 }
