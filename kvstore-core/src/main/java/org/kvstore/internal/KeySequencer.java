@@ -1,8 +1,11 @@
 package org.kvstore.internal;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import org.kvstore.spi.Mutation;
 
 /**
  * Orders the writes of one table key by key without holding a lock across the log's fsync, so
@@ -15,6 +18,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * are ordered the same way on every stripe they share, so the waits cannot form a cycle, and each
  * key's writes reach the engine in LSN order.
  *
+ * <p>A writer may also take its turn and complete its tickets range by range of its (ascending)
+ * stripes: it then waits only for the earlier writers' progress through the same range, so two
+ * large batches that share most stripes apply their key ranges at the same time, one range apart,
+ * instead of one after the other. The order argument is unchanged: a writer waits only for writers
+ * that took their tickets before it did.
+ *
  * <p>A read-modify-write (or a remove that reports whether the key existed) waits, while holding
  * the locks, until its stripes are quiescent (every issued ticket completed), so it reads the
  * latest value and no other writer can slip in before its own ticket.
@@ -24,6 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class KeySequencer {
   private static final int STRIPES = 1024;
+  /** Ranges of stripes a large batch is applied in, one after the other (see WritePipeline). */
+  static final int CHUNKS = 8;
   private final Stripe[] stripes = new Stripe[STRIPES];
 
   /** One stripe. */
@@ -93,7 +104,12 @@ final class KeySequencer {
 
   /** Waits until every earlier ticket of these stripes is completed. */
   void awaitTurn(int[] s, long[] tickets) {
-    for (int i = 0; i < s.length; i++) {
+    awaitTurn(s, tickets, 0, s.length);
+  }
+
+  /** As {@link #awaitTurn(int[], long[])} for the stripes {@code s[from..to)}. */
+  void awaitTurn(int[] s, long[] tickets, int from, int to) {
+    for (int i = from; i < to; i++) {
       Stripe st = stripes[s[i]];
       long before = tickets[i] - 1;
       if (st.completed >= before) {
@@ -117,13 +133,35 @@ final class KeySequencer {
 
   /** Completes the tickets (applied, or abandoned after a failure), letting the next writers go. */
   void complete(int[] s, long[] tickets) {
-    for (int i = 0; i < s.length; i++) {
+    complete(s, tickets, 0, s.length);
+  }
+
+  /** As {@link #complete(int[], long[])} for the stripes {@code s[from..to)}. */
+  void complete(int[] s, long[] tickets, int from, int to) {
+    for (int i = from; i < to; i++) {
       Stripe st = stripes[s[i]];
       synchronized (st) {
         st.completed = tickets[i];
         st.notifyAll();
       }
     }
+  }
+
+  /** The chunk of a stripe: {@value #CHUNKS} ranges of consecutive stripes. */
+  static int chunkOf(int stripe) {
+    return stripe / (STRIPES / CHUNKS);
+  }
+
+  /** The mutations of each chunk of stripes, in their order within {@code mutations}. */
+  static List<List<Mutation>> byChunk(List<Mutation> mutations) {
+    List<List<Mutation>> parts = new ArrayList<>(CHUNKS);
+    for (int c = 0; c < CHUNKS; c++) {
+      parts.add(new ArrayList<>(mutations.size() / CHUNKS + 8));
+    }
+    for (Mutation m : mutations) {
+      parts.get(chunkOf(stripe(m.key()))).add(m);
+    }
+    return parts;
   }
 
   /** Waits until every issued ticket of these stripes is completed. REQUIRES: the stripes are locked. */

@@ -136,14 +136,11 @@ public final class WritePipeline {
       } catch (IOException e) {
         throw fail("write-ahead log write or sync failed", e);
       }
-      w.sequencer.awaitTurn(w.stripes, w.tickets);
       applied = true;
       try {
-        applyTo(w.table, w.mutations, w.lsn);
+        applyInTurn(w);
       } catch (IOException e) {
         throw fail("table " + w.table.qualifiedName() + ": applying a logged write failed", e);
-      } finally {
-        w.sequencer.complete(w.stripes, w.tickets);
       }
     } finally {
       if (!applied) {
@@ -154,6 +151,57 @@ public final class WritePipeline {
       inflight.remove(w.lsn);
     }
   }
+
+  /**
+   * Waits for the keys' turn and applies the write, completing every ticket (also when the apply
+   * fails). A batch of at least {@link #CHUNKED_APPLY_MIN} mutations is applied chunk by chunk of
+   * its stripes ({@link KeySequencer#CHUNKS} ranges, ascending), each chunk's tickets completed as
+   * soon as it is applied: the coalesced batches of two event loops hold random keys that share
+   * most stripes, and the later one then follows the earlier one range by range instead of waiting
+   * for all of it (a profile of pipelined SETs on two loops had 15 % of the loops' time waiting
+   * here). A reader may see part of a batch before the rest either way: engines apply a batch's
+   * mutations one by one.
+   */
+  private static void applyInTurn(PendingWrite w) throws IOException {
+    KeySequencer seq = w.sequencer;
+    int[] s = w.stripes;
+    if (w.mutations.size() < CHUNKED_APPLY_MIN || s.length < 2) {
+      seq.awaitTurn(s, w.tickets);
+      try {
+        applyTo(w.table, w.mutations, w.lsn);
+      } finally {
+        seq.complete(s, w.tickets);
+      }
+      return;
+    }
+    List<List<Mutation>> parts = KeySequencer.byChunk(w.mutations);
+    Exception failure = null;
+    for (int from = 0, to; from < s.length; from = to) {
+      int chunk = KeySequencer.chunkOf(s[from]);
+      to = from + 1;
+      while (to < s.length && KeySequencer.chunkOf(s[to]) == chunk) {
+        to++;
+      }
+      seq.awaitTurn(s, w.tickets, from, to);
+      try {
+        if (failure == null) {
+          applyTo(w.table, parts.get(chunk), w.lsn);
+        }
+      } catch (IOException | RuntimeException e) {
+        failure = e; // the later chunks' tickets are still completed, unapplied
+      } finally {
+        seq.complete(s, w.tickets, from, to);
+      }
+    }
+    if (failure instanceof IOException e) {
+      throw e;
+    } else if (failure != null) {
+      throw (RuntimeException) failure;
+    }
+  }
+
+  /** Batches at least this large are applied chunk by chunk of stripes ({@link #applyInTurn}). */
+  static final int CHUNKED_APPLY_MIN = 64;
 
   /** Applies a logged record to its table. Used by the write path and by recovery. */
   static void applyTo(StoreTable table, List<Mutation> mutations, long lsn) throws IOException {

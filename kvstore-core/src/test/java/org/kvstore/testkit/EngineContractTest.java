@@ -549,6 +549,94 @@ public abstract class EngineContractTest {
 
   // ---- concurrency ----
 
+  /**
+   * Large batches of overlapping keys written at once (as the server's coalesced batches of two
+   * event loops are) reach the engine in one order on every key they share: each batch writes its
+   * id to all its keys, so when batch A is the last writer of k1 and batch B of k2, A must not have
+   * written k2 while B wrote k1 (that would put A after B on k1 and B after A on k2).
+   */
+  @Test
+  @Timeout(300)
+  void concurrentLargeBatches_onSharedKeys_applyInOneOrderOnEveryKey() throws Exception {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".batches");
+    int threads = 6;
+    int batchesPerThread = TestScale.current().scaled(300);
+    int keySpace = 300;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    Map<Integer, java.util.BitSet> keysOfBatch = new ConcurrentHashMap<>();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      futures.add(pool.submit(() -> {
+        Random rnd = new Random(seed + id);
+        start.await();
+        for (int i = 0; i < batchesPerThread; i++) {
+          int batchId = id * batchesPerThread + i;
+          java.util.BitSet keys = new java.util.BitSet(keySpace);
+          WriteBatch batch = new WriteBatch();
+          byte[] v = b(Integer.toString(batchId));
+          for (int n = 0; n < 100; n++) {
+            int k = rnd.nextInt(keySpace);
+            keys.set(k);
+            batch.put(b("bk" + k), v);
+          }
+          keysOfBatch.put(batchId, keys);
+          table.write(batch);
+        }
+        return null;
+      }));
+    }
+    start.countDown();
+    for (Future<?> f : futures) {
+      try {
+        f.get(240, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        fail("batch writer failed (seed " + seed + ")", e.getCause());
+      }
+    }
+    pool.shutdown();
+    int[] last = new int[keySpace];
+    for (int k = 0; k < keySpace; k++) {
+      String v = s(table.get(b("bk" + k)));
+      last[k] = v == null ? -1 : Integer.parseInt(v);
+    }
+    for (int k1 = 0; k1 < keySpace; k1++) {
+      for (int k2 = 0; k2 < keySpace; k2++) {
+        int a = last[k1];
+        int c = last[k2];
+        if (a < 0 || c < 0 || a == c) {
+          continue;
+        }
+        boolean crossed = keysOfBatch.get(a).get(k2) && keysOfBatch.get(c).get(k1);
+        assertThat(crossed)
+            .as("seed %d: batch %d is last on key %d and batch %d on key %d, but each wrote both",
+                seed, a, k1, c, k2)
+            .isFalse();
+      }
+    }
+    if (durable()) {
+      // The order must also be the log's: replaying the log (as recovery does) gives the same values.
+      Map<String, String> replayed = new java.util.HashMap<>();
+      org.kvstore.wal.WalRecovery.replay(
+          store.options().fileSystem(), dir.resolve("wal"), org.kvstore.RecoveryMode.POINT_IN_TIME,
+          r -> {
+            for (org.kvstore.spi.Mutation m : r.mutations()) {
+              String k = s(m.key());
+              if (k.startsWith("bk")) {
+                replayed.put(k, s(m.value()));
+              }
+            }
+          });
+      assertThat(replayed).as("seed %d: the log holds the batches", seed).isNotEmpty();
+      for (Map.Entry<String, String> e : replayed.entrySet()) {
+        assertThat(s(table.get(b(e.getKey()))))
+            .as("seed %d: key %s holds the value of its last write in log order", seed, e.getKey())
+            .isEqualTo(e.getValue());
+      }
+    }
+  }
+
   @Test
   @Timeout(300)
   void concurrentStress_eightThreadsOnSharedAndDistinctKeys() throws Exception {
