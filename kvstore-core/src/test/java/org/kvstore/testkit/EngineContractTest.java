@@ -587,15 +587,7 @@ public abstract class EngineContractTest {
         return null;
       }));
     }
-    start.countDown();
-    for (Future<?> f : futures) {
-      try {
-        f.get(240, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException e) {
-        fail("batch writer failed (seed " + seed + ")", e.getCause());
-      }
-    }
-    pool.shutdown();
+    startAndAwait(start, futures, pool, "batch writer", seed);
     int[] last = new int[keySpace];
     for (int k = 0; k < keySpace; k++) {
       String v = s(table.get(b("bk" + k)));
@@ -683,15 +675,7 @@ public abstract class EngineContractTest {
         return null;
       }));
     }
-    start.countDown();
-    for (Future<?> f : futures) {
-      try {
-        f.get(240, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException e) {
-        fail("stress thread failed (seed " + seed + ")", e.getCause());
-      }
-    }
-    pool.shutdown();
+    startAndAwait(start, futures, pool, "stress thread", seed);
     for (int t = 0; t < threads; t++) {
       for (Map.Entry<String, String> e : own.get(t).entrySet()) {
         assertThat(s(table.get(b(e.getKey())))).as("seed %d key %s", seed, e.getKey()).isEqualTo(e.getValue());
@@ -703,5 +687,23 @@ public abstract class EngineContractTest {
     }
     long ownTotal = own.stream().mapToLong(Map::size).sum();
     assertThat(scanAll(table, b("own-"), b("own."), 0)).hasSize((int) ownTotal);
+  }
+
+  /** Releases the threads waiting on {@code start}, waits for each, fails naming the seed. */
+  private static void startAndAwait(
+      CountDownLatch start, List<Future<?>> futures, ExecutorService pool, String what, long seed)
+      throws Exception {
+    start.countDown();
+    try {
+      for (Future<?> f : futures) {
+        try {
+          f.get(240, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          fail(what + " failed (seed " + seed + ")", e.getCause());
+        }
+      }
+    } finally {
+      pool.shutdown();
+    }
   }
 }
