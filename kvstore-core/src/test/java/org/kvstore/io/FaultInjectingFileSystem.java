@@ -54,12 +54,26 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
   private record Undo(StorageFile file, long position, byte[] before) {}
 
+  /** Runs before every read of a file; may block (a slow disk) or throw (a failed read). */
+  @FunctionalInterface
+  public interface ReadHook {
+    void beforeRead(Path file, long position) throws IOException;
+  }
+
+  private volatile ReadHook readHook = (file, position) -> {};
+
   public FaultInjectingFileSystem(FileSystem inner) {
     this.inner = inner;
   }
 
   public FaultInjectingFileSystem() {
     this(LocalFileSystem.INSTANCE);
+  }
+
+  /** {@code hook} runs before every read from now on. */
+  public FaultInjectingFileSystem onRead(ReadHook hook) {
+    readHook = hook;
+    return this;
   }
 
   /** Syncs of files and directories matching {@code which} fail from now on. */
@@ -258,6 +272,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
     @Override
     public int read(ByteBuffer dst, long position) throws IOException {
       checkCrashed();
+      readHook.beforeRead(f.path(), position);
       return f.read(dst, position);
     }
 

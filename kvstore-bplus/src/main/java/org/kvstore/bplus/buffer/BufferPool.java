@@ -173,11 +173,16 @@ public final class BufferPool {
           }
         }
       } catch (IOException | RuntimeException | Error e) {
+        // Other threads may have pinned the frame while it was mapped and now wait for its latch:
+        // it must not be free-listed (that would overwrite their pins). Unmapped and unpinned, it
+        // goes back to the CLOCK as an empty frame; the waiters see the page id change and retry.
         byPage.remove(key, nf);
         nf.pageId = 0;
+        nf.dirty = false;
+        nf.referenced = false;
         nf.loading = false;
         nf.latch.unlockWrite(ws);
-        releaseFrame(nf);
+        nf.unpin();
         throw e;
       }
       nf.dirty = false;

@@ -114,4 +114,71 @@ class BufferPoolTest {
     // 0.75 * 16 = 12 frames are used while victims can be found.
     assertThat(pool.stats().frames()).isEqualTo(12);
   }
+
+  /**
+   * A read that fails while a second thread waits for the same page: the waiter must go on with a
+   * consistent pin count (it used to find its pin overwritten by the failed loader's release of
+   * the frame, an "unbalanced unpin", seen once in ConcurrentTreeTest), and load the page itself.
+   */
+  @Test
+  void aLoadThatFails_whileAnotherThreadWaitsForThePage_leavesBothPinCountsRight() throws Exception {
+    org.kvstore.io.FaultInjectingFileSystem fs = new org.kvstore.io.FaultInjectingFileSystem();
+    PageFile pages = PageFile.create(fs.open(dir.resolve("f.db"), FileSystem.OpenMode.CREATE_NEW), PAGE);
+    long id = pages.allocatePage();
+    BufferPool writer = new BufferPool(pages, 16L * PAGE, 0.75, WriteBackGate.OPEN);
+    try (PinnedPage p = writer.newPage(id).latchExclusive()) {
+      OverflowPage.init(p.data(), id, 7, 0, new byte[100], 0, 100);
+      p.markDirty();
+    }
+    writer.writeBackAll();
+    // A second pool over the same file holds nothing: its first fetch of the page reads the disk.
+    BufferPool fresh = new BufferPool(pages, 16L * PAGE, 0.75, WriteBackGate.OPEN);
+    java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean failNext = new java.util.concurrent.atomic.AtomicBoolean(true);
+    fs.onRead((path, position) -> {
+      if (failNext.compareAndSet(true, false)) {
+        arrived.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new IOException("injected read failure");
+      }
+    });
+    java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      java.util.concurrent.Future<?> loader = two.submit(() -> {
+        try (PinnedPage p = fresh.fetch(id)) {
+          return null;
+        }
+      });
+      assertThat(arrived.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      java.util.concurrent.Future<Long> waiter = two.submit(() -> {
+        try (PinnedPage p = fresh.fetch(id).latchShared()) {
+          return OverflowPage.chainId(p.data());
+        }
+      });
+      Thread.sleep(200); // the waiter pins the loading frame and waits for its latch
+      release.countDown();
+      assertThatThrownBy(() -> loader.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .hasRootCauseMessage("injected read failure");
+      assertThat(waiter.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(7);
+    } finally {
+      two.shutdownNow();
+    }
+    // Every frame is unpinned again: the pool can still cycle all its frames through other pages.
+    for (int i = 0; i < 40; i++) {
+      long other = pages.allocatePage();
+      try (PinnedPage p = fresh.newPage(other).latchExclusive()) {
+        OverflowPage.init(p.data(), other, i, 0, new byte[10], 0, 10);
+        p.markDirty();
+      }
+    }
+    try (PinnedPage p = fresh.fetch(id).latchShared()) {
+      assertThat(OverflowPage.chainId(p.data())).isEqualTo(7);
+    }
+    pages.close();
+  }
 }
