@@ -39,7 +39,10 @@ public final class CommandExecutor implements RespSessionFactory {
   private final Keyspace keyspace;
   private final ServerSettings settings;
   private final ClientRegistry clients = new ClientRegistry();
+  /** Sorted by name, for listings. */
   private final Map<String, CommandSpec> commands;
+  /** The same, hashed, for the lookup of every request. */
+  private final Map<String, CommandSpec> byName;
 
   public CommandExecutor(Keyspace keyspace, ServerSettings settings) {
     this.keyspace = keyspace;
@@ -58,6 +61,7 @@ public final class CommandExecutor implements RespSessionFactory {
       }
     }
     this.commands = Collections.unmodifiableMap(all);
+    this.byName = Map.copyOf(all);
   }
 
   /** Every command, by lower-case name. */
@@ -100,7 +104,7 @@ public final class CommandExecutor implements RespSessionFactory {
   // ---- execution ----
 
   boolean mayBlock(ClientSession session, RespRequest request) {
-    CommandSpec spec = commands.get(request.name());
+    CommandSpec spec = byName.get(request.name());
     if (spec == null || spec.has(CommandSpec.CONNECTION) || !session.authenticated()) {
       return false;
     }
@@ -141,7 +145,7 @@ public final class CommandExecutor implements RespSessionFactory {
   public RespMessage execute(ClientSession session, RespRequest request) {
     clients.commandProcessed(1);
     String name = request.name();
-    CommandSpec spec = commands.get(name);
+    CommandSpec spec = byName.get(name);
     if (spec == null) {
       return new RespMessage.ErrorReply(unknownCommand(request));
     }

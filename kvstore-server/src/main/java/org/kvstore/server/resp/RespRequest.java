@@ -2,7 +2,6 @@ package org.kvstore.server.resp;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * One decoded command: its arguments as raw bytes, the command name first. Produced by
@@ -31,7 +30,7 @@ public record RespRequest(List<byte[]> args, String name) {
     if (args.isEmpty()) {
       throw new IllegalArgumentException("a request has at least one argument");
     }
-    return new String(args.get(0), StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    return CommandNames.lowerCase(args.get(0));
   }
 
   public static RespRequest of(String... args) {
