@@ -43,11 +43,9 @@ public record LsmOptions(
               + "store's lsm tables share (StoreOptions.blockCacheBytes, the server's "
               + "--block-cache-size)");
   public static final PropertySpec<Boolean> BLOCK_CACHE_FILL_ON_FLUSH =
-      PropertySpec.ofBoolean("block.cache.fill.on.flush", false,
+      PropertySpec.ofBoolean("block.cache.fill.on.flush", true,
           "put the data blocks a flush writes into the block cache (RocksDB's prepopulate_block_cache "
-              + "= kFlushOnly), so the first reads of the keys written last find them cached; off by "
-              + "default, as in RocksDB: under a sustained write load every flush's blocks become "
-              + "long-lived heap objects that are soon evicted unread");
+              + "= kFlushOnly): the keys written last are the likeliest to be read next");
   public static final PropertySpec<Boolean> BLOCK_CACHE_FILL_ON_COMPACTION =
       PropertySpec.ofBoolean("block.cache.fill.on.compaction", true,
           "put the data blocks a compaction writes into the block cache, up to as many bytes as its "
