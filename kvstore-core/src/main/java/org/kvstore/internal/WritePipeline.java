@@ -40,6 +40,9 @@ import org.kvstore.wal.WalAppendException;
  * {@code enqueue} calls; no I/O runs under it.
  */
 public final class WritePipeline {
+  /** Batches at least this large are applied chunk by chunk of stripes ({@link #applyInTurn}). */
+  static final int CHUNKED_APPLY_MIN = 64;
+
   private final ReentrantLock orderLock = new ReentrantLock();
   /** Guarded by orderLock. */
   private long lastLsn;
@@ -199,9 +202,6 @@ public final class WritePipeline {
       throw (RuntimeException) failure;
     }
   }
-
-  /** Batches at least this large are applied chunk by chunk of stripes ({@link #applyInTurn}). */
-  static final int CHUNKED_APPLY_MIN = 64;
 
   /** Applies a logged record to its table. Used by the write path and by recovery. */
   static void applyTo(StoreTable table, List<Mutation> mutations, long lsn) throws IOException {
