@@ -20,6 +20,7 @@ import org.kvstore.StoreLockedException;
 import org.kvstore.StoreOptions;
 import org.kvstore.server.command.CommandExecutor;
 import org.kvstore.server.resp.QueryBufferBudget;
+import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.ServerSettings;
 import org.slf4j.Logger;
@@ -47,6 +48,8 @@ public final class KVStoreServer implements AutoCloseable {
   private final ServerConfig config;
   private final KVStore store;
   private final ThreadPoolExecutor workers;
+  /** Helpers for pipelined reads, or null when there are none. */
+  private final ReadOffload reads;
   private final NettyTransport transport;
   private final List<ProtocolServer> servers;
   private final CommandExecutor executor;
@@ -54,11 +57,13 @@ public final class KVStoreServer implements AutoCloseable {
   private boolean closed;
 
   private KVStoreServer(
-      ServerConfig config, KVStore store, ThreadPoolExecutor workers, NettyTransport transport,
-      List<ProtocolServer> servers, CommandExecutor executor, RespProtocolServer resp) {
+      ServerConfig config, KVStore store, ThreadPoolExecutor workers, ReadOffload reads,
+      NettyTransport transport, List<ProtocolServer> servers, CommandExecutor executor,
+      RespProtocolServer resp) {
     this.config = config;
     this.store = store;
     this.workers = workers;
+    this.reads = reads;
     this.transport = transport;
     this.servers = servers;
     this.executor = executor;
@@ -92,6 +97,7 @@ public final class KVStoreServer implements AutoCloseable {
     checkDataDir(config.dataDir());
     KVStore store = openStore(config);
     ThreadPoolExecutor workers = null;
+    ReadOffload reads = null;
     NettyTransport transport = null;
     List<ProtocolServer> started = new ArrayList<>();
     try {
@@ -108,20 +114,24 @@ public final class KVStoreServer implements AutoCloseable {
           config.maxClients(), config.protoMaxBulkLen(), config.protoMaxMultibulkLen());
       CommandExecutor executor = new CommandExecutor(keyspace, settings);
       workers = newWorkerPool(config.workerThreads());
-      transport = new NettyTransport(config.ioThreads(), config.ioSpinMicros());
+      int cores = Runtime.getRuntime().availableProcessors();
+      if (config.readHelpers(cores) > 0) {
+        reads = new ReadOffload(config.readHelpers(cores));
+      }
+      transport = new NettyTransport(config.eventLoops(cores), config.ioSpinMicros());
       RespProtocolServer resp = null;
       if (config.respPort() >= 0) {
         long budget = config.queryBufferBudget() > 0
             ? config.queryBufferBudget() : Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
         resp = new RespProtocolServer(transport, config.bind(), config.respPort(), executor, workers,
-            new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L);
+            reads, new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L);
         resp.start();
         started.add(resp);
       }
       int respPort = resp == null ? -1 : resp.address().getPort();
       settings.ports(respPort, config.httpPort(), config.thriftPort());
       KVStoreServer server =
-          new KVStoreServer(config, store, workers, transport, started, executor, resp);
+          new KVStoreServer(config, store, workers, reads, transport, started, executor, resp);
       server.logStarted(engine, respPort);
       return server;
     } catch (RuntimeException e) {
@@ -133,6 +143,9 @@ public final class KVStoreServer implements AutoCloseable {
       }
       if (workers != null) {
         workers.shutdownNow();
+      }
+      if (reads != null) {
+        reads.close();
       }
       try {
         store.close();
@@ -192,9 +205,11 @@ public final class KVStoreServer implements AutoCloseable {
     String respText = respPort < 0 ? "RESP off" : "RESP on " + bind + ":" + respPort;
     String http = config.httpPort() < 0 ? "HTTP off" : "HTTP " + config.httpPort() + " not served yet";
     String thrift = config.thriftPort() < 0 ? "Thrift off" : "Thrift " + config.thriftPort() + " not served yet";
-    LOG.info("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}",
+    LOG.info("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}"
+            + " (event loops: {}, read helpers: {})",
         version(), store.directory(), store.engines(), engine,
-        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, http, thrift, transport.name());
+        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, http, thrift, transport.name(),
+        transport.eventLoops(), reads == null ? 0 : reads.threads());
     if (config.httpPort() >= 0) {
       LOG.info("HTTP port {} is accepted but not served yet (the HTTP front end comes in a later issue)", config.httpPort());
     }
@@ -234,6 +249,11 @@ public final class KVStoreServer implements AutoCloseable {
     return resp == null ? -1 : resp.address().getPort();
   }
 
+  /** Runs of pipelined reads handed to the read helpers since start (0 without helpers). */
+  long offloadedReadRuns() {
+    return reads == null ? 0 : reads.runs();
+  }
+
   /** Number of open RESP connections. */
   public long connectedClients() {
     return executor.connectedClients();
@@ -262,6 +282,9 @@ public final class KVStoreServer implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (reads != null) {
+      reads.close(); // queued reads finish and hand their replies to the loops, still running
     }
     for (ProtocolServer s : servers) {
       s.closeConnections();

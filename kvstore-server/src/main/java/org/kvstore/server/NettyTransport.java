@@ -22,18 +22,19 @@ final class NettyTransport implements AutoCloseable {
   private final boolean epoll;
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
+  private final int eventLoops;
 
   /**
-   * {@code ioThreads} event loops; 0 means one per core. Not Netty's two per core: on a small
-   * machine every extra loop adds a thread wake-up per request, and in the redis-benchmark matrix
-   * (docs/benchmarks.md) one loop per core beat two in 12 of 20 cases and lost in 4. An idle loop
-   * polls for {@code spinMicros} before it blocks, all but one core's worth of loops at a time
-   * ({@link SpinThenBlockSelectStrategy}).
+   * {@code ioThreads} event loops ({@link ServerConfig#eventLoops}: by default half the cores, not
+   * Netty's two per core: on a small machine every extra loop adds a thread wake-up per request and
+   * competes with the clients for the cores). An idle loop polls for {@code spinMicros} before it
+   * blocks, all but one core's worth of loops at a time ({@link SpinThenBlockSelectStrategy}).
    */
   NettyTransport(int ioThreads, int spinMicros) {
-    if (ioThreads == 0) {
-      ioThreads = Runtime.getRuntime().availableProcessors();
+    if (ioThreads < 1) {
+      throw new IllegalArgumentException("need at least one event loop, got " + ioThreads);
     }
+    this.eventLoops = ioThreads;
     int cores = Runtime.getRuntime().availableProcessors();
     SelectStrategyFactory selectStrategy = SpinThenBlockSelectStrategy.factory(
         spinMicros * 1000L, SpinThenBlockSelectStrategy.defaultMaxSpinners(cores));
@@ -52,6 +53,11 @@ final class NettyTransport implements AutoCloseable {
   /** {@code epoll} or {@code nio}. */
   String name() {
     return epoll ? "epoll" : "nio";
+  }
+
+  /** Number of I/O event loops. */
+  int eventLoops() {
+    return eventLoops;
   }
 
   EventLoopGroup acceptGroup() {

@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 import org.kvstore.server.resp.QueryBufferBudget;
+import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandHandler;
 import org.kvstore.server.resp.RespDecoder;
 import org.kvstore.server.resp.RespSession;
@@ -40,6 +41,8 @@ final class RespProtocolServer implements ProtocolServer {
   private final RespSessionFactory sessions;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
+  /** Helpers for pipelined reads, or null. */
+  private final ReadOffload reads;
   private final QueryBufferBudget budget;
   private final long readTimeoutMillis;
   private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
@@ -47,13 +50,14 @@ final class RespProtocolServer implements ProtocolServer {
 
   RespProtocolServer(
       NettyTransport transport, String bind, int port, RespSessionFactory sessions, Executor workers,
-      QueryBufferBudget budget, long readTimeoutMillis) {
+      ReadOffload reads, QueryBufferBudget budget, long readTimeoutMillis) {
     this.transport = transport;
     this.bind = bind;
     this.port = port;
     this.sessions = sessions;
     this.workers = workers;
     this.coalescers = new WriteCoalescer.PerLoop(workers);
+    this.reads = reads;
     this.budget = budget;
     this.readTimeoutMillis = readTimeoutMillis;
   }
@@ -93,7 +97,7 @@ final class RespProtocolServer implements ProtocolServer {
             ch.pipeline().addLast("resp-decoder",
                 new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
                     budget, readTimeoutMillis));
-            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers));
+            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers, reads));
           }
         });
     try {

@@ -38,7 +38,10 @@ import org.kvstore.StoreOptions;
  * @param databases number of indexes SELECT accepts
  * @param maxClients most simultaneous client connections
  * @param workerThreads threads that run commands which may block (sync writes, scans)
- * @param ioThreads Netty event-loop threads (0: one per core)
+ * @param ioThreads Netty event-loop threads (0: half the cores, at least one; see
+ *     {@link #eventLoops})
+ * @param readThreads helper threads for the runs of quick reads of pipelining connections (-1:
+ *     the cores the event loops leave; 0: none; see {@link #readHelpers})
  * @param ioSpinMicros how long an idle event loop polls for ready connections, yielding the CPU
  *     between polls, before it blocks (0: block at once); see {@link SpinThenBlockSelectStrategy}
  * @param protoReadTimeoutSeconds a connection whose request stays incomplete this long is closed (0: never)
@@ -65,6 +68,7 @@ public record ServerConfig(
     int maxClients,
     int workerThreads,
     int ioThreads,
+    int readThreads,
     int ioSpinMicros,
     int protoReadTimeoutSeconds,
     long queryBufferBudget,
@@ -74,7 +78,7 @@ public record ServerConfig(
   public static final List<String> KEYS = List.of(
       "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
       "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
-      "maxclients", "worker-threads", "io-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget",
+      "maxclients", "worker-threads", "io-threads", "read-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget",
       "block-cache-size");
 
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
@@ -100,6 +104,8 @@ public record ServerConfig(
     require(workerThreads >= 1 && workerThreads <= 4096, "worker-threads",
         "must be from 1 to 4096, was " + workerThreads);
     require(ioThreads >= 0 && ioThreads <= 1024, "io-threads", "must be from 0 to 1024, was " + ioThreads);
+    require(readThreads >= -1 && readThreads <= 1024, "read-threads",
+        "must be 'auto' or from 0 to 1024, was " + readThreads);
     require(ioSpinMicros >= 0 && ioSpinMicros <= 10_000, "io-spin-micros",
         "must be from 0 to 10000, was " + ioSpinMicros);
     require(protoReadTimeoutSeconds >= 0, "proto-read-timeout", "must be >= 0, was " + protoReadTimeoutSeconds);
@@ -109,6 +115,21 @@ public record ServerConfig(
     if (password != null && password.isEmpty()) {
       password = null;
     }
+  }
+
+  /**
+   * The event loops to run on {@code cores} cores: {@code io-threads}, or by default half the cores
+   * (at least one). On a small machine the clients, the store's background threads and the read
+   * helpers need the other cores: one loop on 2 cores beat two loops in the unpipelined cases and
+   * gave Redis-level p99 latencies (docs/benchmarks.md).
+   */
+  public int eventLoops(int cores) {
+    return ioThreads > 0 ? ioThreads : Math.max(1, cores / 2);
+  }
+
+  /** The read helper threads to run on {@code cores} cores: {@code read-threads}, or the cores the event loops leave. */
+  public int readHelpers(int cores) {
+    return readThreads >= 0 ? readThreads : Math.max(0, cores - eventLoops(cores));
   }
 
   public static ServerConfig defaults() {
@@ -137,7 +158,7 @@ public record ServerConfig(
         + durability + ", password=" + (password == null ? "none" : "***") + ", logLevel=" + logLevel
         + ", protoMaxBulkLen=" + protoMaxBulkLen + ", protoMaxMultibulkLen=" + protoMaxMultibulkLen
         + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
-        + ", ioThreads=" + ioThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
+        + ", ioThreads=" + ioThreads + ", readThreads=" + readThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
         + ", queryBufferBudget=" + queryBufferBudget + ", blockCacheBytes=" + blockCacheBytes + "]";
   }
 
@@ -198,6 +219,7 @@ public record ServerConfig(
     private int maxClients = 10_000;
     private int workerThreads = 256;
     private int ioThreads;
+    private int readThreads = -1;
     private int ioSpinMicros = 50;
     private int protoReadTimeoutSeconds = 60;
     private long queryBufferBudget;
@@ -240,6 +262,7 @@ public record ServerConfig(
         case "maxclients" -> maxClients = (int) number(key, v, false);
         case "worker-threads" -> workerThreads = (int) number(key, v, false);
         case "io-threads" -> ioThreads = (int) number(key, v, false);
+        case "read-threads" -> readThreads = v.equalsIgnoreCase("auto") ? -1 : nonNegative(key, number(key, v, false));
         case "io-spin-micros" -> ioSpinMicros = (int) number(key, v, false);
         case "proto-read-timeout" -> protoReadTimeoutSeconds = (int) number(key, v, false);
         case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
@@ -254,7 +277,15 @@ public record ServerConfig(
       return new ServerConfig(
           dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
           protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
-          ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes);
+          readThreads, ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes);
+    }
+
+    /** {@code n}, which a key without an "auto" number must not give below 0. */
+    private static int nonNegative(String key, long n) {
+      if (n < 0) {
+        throw new InvalidArgumentException(key, "must be 'auto' or from 0 to 1024, was " + n);
+      }
+      return (int) n;
     }
 
     /** An integer, or with {@code sizes} a byte size with an optional k/kb/m/mb/g/gb suffix (x1024). */

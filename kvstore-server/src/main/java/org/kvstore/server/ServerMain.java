@@ -77,8 +77,12 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--worker-threads", paramLabel = "N", description = "threads for commands that may block (default: 256)")
   private String workerThreads;
 
-  @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = one per core (default: 0)")
+  @Option(names = "--io-threads", paramLabel = "N", description = "network event-loop threads; 0 = half the cores, at least one (default: 0)")
   private String ioThreads;
+
+  @Option(names = "--read-threads", paramLabel = "N",
+      description = "threads that run the pipelined reads of a connection beside the event loops; 0 = none (default: auto, the cores the event loops leave)")
+  private String readThreads;
 
   @Option(names = "--io-spin-micros", paramLabel = "US",
       description = "microseconds an idle event loop polls before it blocks; 0 = block at once (default: 50)")
@@ -143,6 +147,7 @@ public final class ServerMain implements Callable<Integer> {
     flags.put("maxclients", maxClients);
     flags.put("worker-threads", workerThreads);
     flags.put("io-threads", ioThreads);
+    flags.put("read-threads", readThreads);
     flags.put("io-spin-micros", ioSpinMicros);
     flags.put("proto-read-timeout", protoReadTimeout);
     flags.put("query-buffer-budget", queryBufferBudget);

@@ -76,6 +76,28 @@ class ServerConfigTest {
   }
 
   @Test
+  void threads_byDefaultHalfTheCoresLoopAndTheRestHelpReads() {
+    ServerConfig d = ServerConfig.defaults();
+    assertThat(d.eventLoops(1)).isEqualTo(1);
+    assertThat(d.readHelpers(1)).isZero();
+    assertThat(d.eventLoops(2)).isEqualTo(1);
+    assertThat(d.readHelpers(2)).isEqualTo(1);
+    assertThat(d.eventLoops(8)).isEqualTo(4);
+    assertThat(d.readHelpers(8)).isEqualTo(4);
+    ServerMain main = new ServerMain();
+    new CommandLine(main).parseArgs("--io-threads", "3", "--read-threads", "0");
+    assertThat(main.config().eventLoops(2)).isEqualTo(3);
+    assertThat(main.config().readHelpers(2)).isZero();
+    ServerConfig explicit = ServerConfig.builder().set("io-threads", "2").set("read-threads", "auto").build();
+    assertThat(explicit.readHelpers(2)).isZero();
+    assertThat(explicit.readHelpers(6)).isEqualTo(4);
+    assertThatThrownBy(() -> ServerConfig.builder().set("read-threads", "-1").build())
+        .hasMessageContaining("read-threads");
+    assertThatThrownBy(() -> ServerConfig.builder().set("read-threads", "2000").build())
+        .hasMessageContaining("read-threads");
+  }
+
+  @Test
   void unknownKeysAndBadValues_areErrorsNamingTheKey() throws Exception {
     Path f = Files.writeString(dir.resolve("s.yml"), "resp-prot: 1\n");
     assertThatThrownBy(() -> ServerConfig.builder().setAll(ServerConfig.readFile(f), f.toString()))

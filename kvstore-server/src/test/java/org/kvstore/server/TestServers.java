@@ -3,7 +3,10 @@ package org.kvstore.server;
 import java.nio.file.Path;
 import org.kvstore.Durability;
 
-/** Starts in-process servers for tests: loopback, any free port, small thread pools. */
+/**
+ * Starts in-process servers for tests: loopback, any free port, small thread pools, two event loops
+ * and a read helper (so every test's pipelined reads also run on a helper thread).
+ */
 public final class TestServers {
   private TestServers() {}
 
@@ -14,6 +17,7 @@ public final class TestServers {
         .set("http-port", "-1")
         .set("thrift-port", "-1")
         .set("io-threads", "2")
+        .set("read-threads", "1")
         .set("worker-threads", "16");
   }
 

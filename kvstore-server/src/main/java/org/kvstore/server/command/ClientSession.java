@@ -63,6 +63,11 @@ public final class ClientSession implements RespSession {
   }
 
   @Override
+  public boolean offloadable(RespRequest request) {
+    return executor.offloadable(this, request);
+  }
+
+  @Override
   public RespMessage execute(RespRequest request) {
     return executor.execute(this, request);
   }

@@ -119,6 +119,20 @@ public final class CommandExecutor implements RespSessionFactory {
   }
 
   /**
+   * Whether {@code request} is a quick read of an authenticated connection ({@code GET},
+   * {@code MGET}, {@code EXISTS}, {@code STRLEN}, {@code TYPE}: flagged read-only and fast) whose
+   * table is already resolved, so it may run on a read helper thread.
+   */
+  boolean offloadable(ClientSession session, RespRequest request) {
+    if (!session.authenticated() || session.cachedTable() == null) {
+      return false;
+    }
+    CommandSpec spec = byName.get(request.name());
+    return spec != null && spec.has(CommandSpec.READONLY) && spec.has(CommandSpec.FAST)
+        && !spec.has(CommandSpec.SLOW) && !spec.has(CommandSpec.CONNECTION);
+  }
+
+  /**
    * The coalescing target of a plain {@code SET key value} of an authenticated connection whose table
    * is already resolved, or null (the request then runs on its own). Each connection caches its writer;
    * writers of the same table are equal, so the SETs of all connections in one loop turn form one group.

@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  *  RespDecoder ──▶ channelRead ──▶ pending (FIFO) ──▶ drain ──┬─ plain SET: this event loop's WriteCoalescer
  *                                                              │  (one batch per table per loop turn)
+ *                                                              ├─ run of >= 4 quick reads (a pipeline of GETs):
+ *                                                              │  a ReadOffload helper when one is free
  *                                                              ├─ quick request: execute on the event loop
  *                                                              └─ may block: one task on the worker pool;
  *                                                                 its reply comes back to the event loop,
@@ -45,10 +47,14 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   static final int MAX_PENDING_REQUESTS = 1024;
   static final long MAX_PENDING_BYTES = 16L << 20;
   static final int MAX_BATCH = 512;
+  /** An offloaded run of reads stops once its replies reach this size (the low water mark). */
+  static final long MAX_OFFLOADED_REPLY_BYTES = 256 * 1024;
 
   private final RespSession session;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
+  /** Helpers for runs of quick reads, or null to run every quick request on the loop. */
+  private final ReadOffload reads;
   /** This connection's event loop's coalescer, resolved on first use. */
   private WriteCoalescer coalescer;
   private final ArrayDeque<Object> pending = new ArrayDeque<>();
@@ -61,10 +67,12 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private ByteBuf out;
   static final int OUT_CHUNK = 64 * 1024;
 
-  public RespCommandHandler(RespSession session, Executor workers, WriteCoalescer.PerLoop coalescers) {
+  public RespCommandHandler(
+      RespSession session, Executor workers, WriteCoalescer.PerLoop coalescers, ReadOffload reads) {
     this.session = session;
     this.workers = workers;
     this.coalescers = coalescers;
+    this.reads = reads;
   }
 
   @Override
@@ -75,7 +83,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     }
     pending.add(msg);
     pendingBytes += bytesOf(msg);
-    if (!busy) {
+    // A quick read waits for the end of this socket read: the decoder hands requests over one at a
+    // time, and only then does the queue show whether they form a run worth a read helper.
+    if (!busy && !(reads != null && msg instanceof RespRequest r && session.offloadable(r))) {
       drain(ctx);
     }
     updateAutoRead(ctx);
@@ -83,6 +93,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!busy) {
+      drain(ctx);
+    }
     flush(ctx);
     ctx.fireChannelReadComplete();
   }
@@ -147,6 +160,15 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         break;
       }
       if (!session.mayBlock(request)) {
+        if (reads != null && pending.size() >= ReadOffload.MIN_RUN - 1 && session.offloadable(request)) {
+          List<RespRequest> run = takeReadRun(request);
+          if (run != null) {
+            if (offload(ctx, run)) {
+              break;
+            }
+            continue;
+          }
+        }
         reply(ctx, execute(request));
         continue;
       }
@@ -191,6 +213,70 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     coalescer.add(target, this, ctx, run, bytes);
   }
 
+  /**
+   * {@code first} and the quick reads right after it (up to {@link #MAX_BATCH}), taken from the
+   * queue under a read-helper permit; or null (nothing taken) when fewer than
+   * {@link ReadOffload#MIN_RUN} reads are queued or every helper is busy.
+   */
+  private List<RespRequest> takeReadRun(RespRequest first) {
+    int n = 1;
+    for (Object o : pending) {
+      if (n >= ReadOffload.MIN_RUN || !(o instanceof RespRequest r) || !session.offloadable(r)) {
+        break;
+      }
+      n++;
+    }
+    if (n < ReadOffload.MIN_RUN || !reads.tryAcquire()) {
+      return null;
+    }
+    List<RespRequest> run = new ArrayList<>();
+    run.add(first);
+    while (run.size() < MAX_BATCH
+        && pending.peek() instanceof RespRequest more && session.offloadable(more)) {
+      pending.poll();
+      pendingBytes -= bytesOf(more);
+      run.add(more);
+    }
+    return run;
+  }
+
+  /**
+   * Runs {@code run} on a read helper (its permit taken); the connection stays busy until the
+   * replies come back through {@link #completed}. Returns false when the helpers are shutting down
+   * and the reads ran here instead.
+   */
+  private boolean offload(ChannelHandlerContext ctx, List<RespRequest> run) {
+    busy = true;
+    try {
+      reads.submit(() -> {
+        // Stops early once the replies are big: the loop writes them, and the rest of the run goes
+        // back to the queue, to wait there while the channel is not writable (back-pressure).
+        List<RespMessage> replies = new ArrayList<>(run.size());
+        long bytes = 0;
+        for (RespRequest r : run) {
+          RespMessage m = execute(r);
+          replies.add(m);
+          bytes += RespEncoder.encodedSizeEstimate(m);
+          if (bytes >= MAX_OFFLOADED_REPLY_BYTES) {
+            break;
+          }
+        }
+        try {
+          ctx.executor().execute(() -> readsCompleted(ctx, run, replies));
+        } catch (RejectedExecutionException e) {
+          LOG.debug("dropping the replies of {} reads: the event loop has stopped", replies.size());
+        }
+      });
+      return true;
+    } catch (RejectedExecutionException e) {
+      busy = false;
+      for (RespRequest r : run) {
+        reply(ctx, execute(r));
+      }
+      return false;
+    }
+  }
+
   /** The worker pool refused a coalesced write (shutdown): answer and close. */
   void rejected(ChannelHandlerContext ctx) {
     busy = false;
@@ -214,6 +300,21 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     } catch (RejectedExecutionException e) {
       rejected(ctx);
     }
+  }
+
+  /**
+   * Replies of the first {@code replies.size()} reads of an offloaded {@code run}; the reads not
+   * executed go back to the head of the queue, in order.
+   */
+  private void readsCompleted(ChannelHandlerContext ctx, List<RespRequest> run, List<RespMessage> replies) {
+    if (!closing) {
+      for (int i = run.size() - 1; i >= replies.size(); i--) {
+        RespRequest r = run.get(i);
+        pending.addFirst(r);
+        pendingBytes += bytesOf(r);
+      }
+    }
+    completed(ctx, replies);
   }
 
   /** Replies of this connection's requests that ran elsewhere; continues with the next requests. */

@@ -72,8 +72,20 @@ public final class RespEncoder {
 
   /** An estimate of the encoded size, used to size the output buffer once. */
   public static int sizeHint(RespMessage message) {
+    return (int) Math.min(Integer.MAX_VALUE, encodedSizeEstimate(message));
+  }
+
+  /** About the bytes {@code message} encodes to: exact for bulk strings, 64 for other scalars. */
+  static long encodedSizeEstimate(RespMessage message) {
     if (message instanceof RespMessage.BulkString b) {
-      return b.value().length + 16;
+      return b.value().length + 16L;
+    }
+    if (message instanceof RespMessage.ArrayReply a) {
+      long n = 16;
+      for (RespMessage m : a.items()) {
+        n += encodedSizeEstimate(m);
+      }
+      return n;
     }
     return 64;
   }

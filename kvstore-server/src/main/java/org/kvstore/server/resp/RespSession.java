@@ -19,6 +19,14 @@ public interface RespSession {
    */
   boolean mayBlock(RespRequest request);
 
+  /**
+   * Whether {@code request} is a quick read (it reads the store and changes no connection or store
+   * state) that may run on a {@link ReadOffload} helper thread. The default never offloads.
+   */
+  default boolean offloadable(RespRequest request) {
+    return false;
+  }
+
   /** Executes {@code request}; never throws: failures become error replies. */
   RespMessage execute(RespRequest request);
 
