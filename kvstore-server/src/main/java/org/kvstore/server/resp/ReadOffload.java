@@ -19,10 +19,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>A connection's handler offloads a run of at least {@link #MIN_RUN} consecutive quick reads
  * (and no other request of that connection runs until the replies are back, so reply order is
- * kept) only when fewer than {@code 2 x threads} runs are offloaded already: the helpers always
- * have the next run queued, and the loop executes the rest itself instead of waiting. A run of fewer
- * reads costs less to execute than to hand over (a thread wake-up each way), so unpipelined clients
- * never leave their loop.
+ * kept) only when fewer than {@link #RUNS_PER_THREAD} runs per helper are offloaded already: the
+ * helpers always have the next runs queued, and beyond that the loop executes reads itself instead
+ * of queueing more. A run of fewer reads costs less to execute than to hand over (a thread wake-up
+ * each way), so unpipelined clients never leave their loop.
  *
  * <p>Why not more event loops instead: an unpipelined request is mostly system-call time, and on a
  * small machine each extra loop adds a thread that competes with the clients and the store's
@@ -36,6 +36,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ReadOffload implements AutoCloseable {
   /** Fewer consecutive reads than this run on the event loop. */
   public static final int MIN_RUN = 4;
+  /** Runs offloaded per helper thread (queued or running) before the loop keeps reads to itself. */
+  static final int RUNS_PER_THREAD = 8;
 
   private final ThreadPoolExecutor pool;
   private final int maxInFlight;
@@ -47,7 +49,7 @@ public final class ReadOffload implements AutoCloseable {
     if (threads < 1) {
       throw new IllegalArgumentException("read offload needs at least one thread, got " + threads);
     }
-    this.maxInFlight = 8 * threads;
+    this.maxInFlight = RUNS_PER_THREAD * threads;
     this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         new DefaultThreadFactory("kv-read", true));
     pool.prestartAllCoreThreads();
@@ -59,8 +61,8 @@ public final class ReadOffload implements AutoCloseable {
   }
 
   /**
-   * Takes a permit for one run if fewer than {@code 2 x threads} runs are offloaded; the caller
-   * then either {@link #submit}s a run or {@link #release}s the permit.
+   * Takes a permit for one run if fewer than {@code RUNS_PER_THREAD x threads} runs are offloaded;
+   * the caller then either {@link #submit}s a run or {@link #release}s the permit.
    */
   boolean tryAcquire() {
     for (;;) {

@@ -15,7 +15,7 @@ class ReadOffloadTest {
   void permits_boundTheRunsInFlight_andComeBackWhenARunEnds() throws Exception {
     try (ReadOffload reads = new ReadOffload(1)) {
       CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch ran = new CountDownLatch(8);
+      CountDownLatch ran = new CountDownLatch(ReadOffload.RUNS_PER_THREAD);
       int taken = 0;
       while (reads.tryAcquire()) {
         taken++;
@@ -29,14 +29,14 @@ class ReadOffloadTest {
         });
       }
       assertThat(taken).isEqualTo(8);
-      assertThat(reads.inFlight()).isEqualTo(8);
+      assertThat(reads.inFlight()).isEqualTo(taken);
       release.countDown();
       assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
       for (int i = 0; i < 100 && reads.inFlight() > 0; i++) {
         Thread.sleep(10);
       }
       assertThat(reads.inFlight()).isZero();
-      assertThat(reads.runs()).isEqualTo(8);
+      assertThat(reads.runs()).isEqualTo(taken);
       assertThat(reads.tryAcquire()).isTrue();
       reads.release();
     }
