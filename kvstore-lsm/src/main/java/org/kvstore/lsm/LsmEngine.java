@@ -46,8 +46,8 @@ public final class LsmEngine implements TableEngine {
     LsmOptions options = LsmOptions.from(context.properties());
     BlockCache cache =
         options.blockCacheBytes() > 0
-            ? new BlockCache(options.blockCacheBytes())
-            : sharedCache(context.sharedCacheBytes()).newView();
+            ? new BlockCache(options.blockCacheBytes(), options.rowCache())
+            : sharedCache(context.sharedCacheBytes()).newView(options.rowCache());
     return LsmTable.open(context, options, cache);
   }
 

@@ -19,6 +19,7 @@ public record LsmOptions(
     long blockCacheBytes,
     boolean fillCacheOnFlush,
     boolean fillCacheOnCompaction,
+    boolean rowCache,
     BlockCompression compression,
     int maxOpenFiles,
     int maxImmutableMemtables,
@@ -51,6 +52,11 @@ public record LsmOptions(
           "put the data blocks a compaction writes into the block cache, up to as many bytes as its "
               + "input files had there, so a working set that was cached stays cached when its files "
               + "are rewritten");
+  public static final PropertySpec<Boolean> ROW_CACHE =
+      PropertySpec.ofBoolean("row.cache", true,
+          "keep the rows point reads find in SSTables in the block cache's memory beside the blocks "
+              + "(RocksDB's row_cache): a hot key read after its memtable was flushed costs one hash "
+              + "probe, not an index search, a block probe and a search in the block");
   public static final PropertySpec<BlockCompression> COMPRESSION =
       PropertySpec.ofEnum("compression", BlockCompression.class, BlockCompression.NONE,
           "compression of SSTable data blocks");
@@ -81,7 +87,7 @@ public record LsmOptions(
   public static final List<PropertySpec<?>> PROPERTIES =
       List.of(
           MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, BLOCK_CACHE_FILL_ON_FLUSH,
-          BLOCK_CACHE_FILL_ON_COMPACTION, COMPRESSION, MAX_OPEN_FILES,
+          BLOCK_CACHE_FILL_ON_COMPACTION, ROW_CACHE, COMPRESSION, MAX_OPEN_FILES,
           MAX_IMMUTABLE_MEMTABLES, LEVEL0_COMPACTION_TRIGGER, LEVEL0_STOP_WRITES_TRIGGER,
           LEVEL_SIZE_RATIO, LEVEL1_MAX_SIZE, TARGET_FILE_SIZE, NUM_LEVELS);
 
@@ -97,7 +103,7 @@ public record LsmOptions(
     return new LsmOptions(
         p.get(MEMTABLE_SIZE), p.get(BLOCK_SIZE).intValue(), p.get(BLOOM_FP_RATE),
         p.get(BLOCK_CACHE_SIZE), p.get(BLOCK_CACHE_FILL_ON_FLUSH),
-        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
+        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(ROW_CACHE), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
         p.get(MAX_IMMUTABLE_MEMTABLES), p.get(LEVEL0_COMPACTION_TRIGGER),
         p.get(LEVEL0_STOP_WRITES_TRIGGER), p.get(LEVEL_SIZE_RATIO), p.get(LEVEL1_MAX_SIZE),
         p.get(TARGET_FILE_SIZE), p.get(NUM_LEVELS));

@@ -622,8 +622,10 @@ final class LsmTable implements EngineTable {
    * {@code bytes.flushed}, {@code bytes.compaction.read}, {@code bytes.compaction.written},
    * {@code write.amplification.x100} (from those), {@code flushes}, {@code compactions},
    * {@code write.stalls}, {@code write.stall.millis}, and the block cache's {@code block.cache.hits},
-   * {@code block.cache.misses} and {@code block.cache.hit.rate.permille}. Gauges of the moment:
-   * {@code memtable.bytes}, {@code immutable.memtables}, {@code block.cache.bytes},
+   * {@code block.cache.misses} and {@code block.cache.hit.rate.permille}, and the row cache's
+   * {@code row.cache.hits} and {@code row.cache.misses} (a probe of a file that does not hold the key
+   * is a miss too). Gauges of the moment: {@code memtable.bytes}, {@code immutable.memtables},
+   * {@code block.cache.bytes} (blocks and rows),
    * {@code open.files}, {@code resident.readers}, {@code index.filter.bytes}.
    */
   @Override
@@ -665,6 +667,8 @@ final class LsmTable implements EngineTable {
       d.put("block.cache.hit.rate.permille", total == 0 ? 0 : hits * 1000 / total);
       d.put("block.cache.hits", hits);
       d.put("block.cache.misses", total - hits);
+      d.put("row.cache.hits", cache.rowHits());
+      d.put("row.cache.misses", cache.rowMisses());
       d.put("open.files", (long) files.openCount());
       d.put("resident.readers", (long) files.residentCount());
       long indexBytes = 0;

@@ -3,11 +3,13 @@ package org.kvstore.lsm.sstable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.kvstore.lsm.key.Lookup;
 
 /**
  * One table's view of a {@link SharedBlockCache}: its data blocks, keyed by file number and block
- * offset, and its own hit and miss counts and bytes held. Views of one shared cache compete for its
- * memory; {@link #BlockCache(long)} makes a view of a cache of its own.
+ * offset, its rows (when {@link #cachesRows()}), keyed by file number and user key, and its own hit
+ * and miss counts and bytes held. Views of one shared cache compete for its memory;
+ * {@link #BlockCache(long, boolean)} makes a view of a cache of its own.
  *
  * <p>Thread safety: thread-safe, as {@link SharedBlockCache}; the counters are {@link LongAdder}s
  * and an {@link AtomicLong}.
@@ -18,16 +20,60 @@ public final class BlockCache {
   final long salt;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
+  private final LongAdder rowHits = new LongAdder();
+  private final LongAdder rowMisses = new LongAdder();
   private final AtomicLong bytes = new AtomicLong();
+  private final boolean cacheRows;
 
-  BlockCache(SharedBlockCache shared, long salt) {
+  BlockCache(SharedBlockCache shared, long salt, boolean cacheRows) {
     this.shared = shared;
     this.salt = salt;
+    this.cacheRows = cacheRows && shared.capacityBytes() > 0;
   }
 
   /** A view of a new cache of {@code capacityBytes} used by nobody else. */
+  public BlockCache(long capacityBytes, boolean cacheRows) {
+    this(new SharedBlockCache(capacityBytes), 0, cacheRows);
+  }
+
+  /** A view, without rows, of a new cache of {@code capacityBytes} used by nobody else. */
   public BlockCache(long capacityBytes) {
-    this(new SharedBlockCache(capacityBytes), 0);
+    this(capacityBytes, false);
+  }
+
+  /** Whether point reads keep the rows they find here ({@link #getRow}, {@link #putRow}). */
+  public boolean cachesRows() {
+    return cacheRows;
+  }
+
+  /**
+   * The cached newest entry of {@code userKey} in file {@code fileNum}, or {@code null}; counts a
+   * row hit or miss. The returned value array belongs to the cache: copy it before handing it out.
+   */
+  public Lookup getRow(long fileNum, long keyHash, byte[] userKey) {
+    Lookup r = shared.getRow(this, fileNum, keyHash, userKey);
+    if (r == null) {
+      rowMisses.increment();
+    } else {
+      rowHits.increment();
+    }
+    return r;
+  }
+
+  /**
+   * Whether a row just found in file {@code fileNum} should be put in the cache: the same admission
+   * as a block's ({@link SharedBlockCache#admit}), by the row's key hash.
+   */
+  public boolean admitRow(long fileNum, long keyHash) {
+    return shared.admit(this, fileNum, keyHash);
+  }
+
+  /**
+   * Puts the newest entry of {@code userKey} in file {@code fileNum}. The arrays are kept, not
+   * copied: the caller hands them over and must not change them.
+   */
+  public void putRow(long fileNum, long keyHash, byte[] userKey, Lookup row) {
+    shared.putRow(this, fileNum, keyHash, userKey, row);
   }
 
   /** The cached block, or {@code null}; counts a hit or a miss. */
@@ -51,29 +97,29 @@ public final class BlockCache {
     shared.put(this, fileNum, offset, block);
   }
 
-  /** Drops every block of {@code fileNum} (after the file is deleted or abandoned). */
+  /** Drops every block and row of {@code fileNum} (after the file is deleted or abandoned). */
   public void evictFile(long fileNum) {
     shared.evictFiles(this, new long[] {fileNum});
   }
 
-  /** Drops every block of the files in {@code fileNums}, in one pass over the cache. */
+  /** Drops every block and row of the files in {@code fileNums}, in one pass over the cache. */
   public void evictFiles(long... fileNums) {
     long[] sorted = fileNums.clone();
     Arrays.sort(sorted);
     shared.evictFiles(this, sorted);
   }
 
-  /** Drops every block of this view (its table is closing). */
+  /** Drops every block and row of this view (its table is closing). */
   public void evictAll() {
     shared.evictView(this);
   }
 
-  /** The bytes held for blocks of {@code fileNum}. */
+  /** The bytes held for blocks and rows of {@code fileNum}. */
   public long cachedBytes(long fileNum) {
     return shared.cachedBytes(this, new long[] {fileNum});
   }
 
-  /** The bytes held for blocks of the files in {@code fileNums}, in one pass over the cache. */
+  /** The bytes held for blocks and rows of the files in {@code fileNums}, in one pass over the cache. */
   public long cachedBytes(long... fileNums) {
     long[] sorted = fileNums.clone();
     Arrays.sort(sorted);
@@ -85,7 +131,7 @@ public final class BlockCache {
     return bytes.get();
   }
 
-  /** Blocks held for this view. */
+  /** Blocks and rows held for this view. */
   public long size() {
     return shared.size(this);
   }
@@ -98,12 +144,20 @@ public final class BlockCache {
     return misses.sum();
   }
 
+  public long rowHits() {
+    return rowHits.sum();
+  }
+
+  public long rowMisses() {
+    return rowMisses.sum();
+  }
+
   /** The cache this view shares. */
   public SharedBlockCache shared() {
     return shared;
   }
 
-  /** Called by the shared cache, under the monitor of the shard that holds the block. */
+  /** Called by the shared cache, under the monitor of the shard that holds the block or row. */
   void addBytes(long delta) {
     bytes.addAndGet(delta);
   }

@@ -3,13 +3,19 @@ package org.kvstore.lsm.sstable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
+import org.kvstore.lsm.key.Lookup;
 
 /**
- * The memory of the block cache: decoded data blocks, bounded in bytes, shared by every table that
+ * The memory of the block cache: decoded data blocks, and the rows point reads found in them (a
+ * RocksDB-style row cache in the same memory), bounded in bytes, shared by every table that
  * holds a {@link BlockCache} view of it (RocksDB's one block cache shared by the column families of
  * a process). A store's LSM tables share one, sized by {@code StoreOptions.blockCacheBytes}; a
  * table given its own {@code block.cache.size} has one of its own. A block is keyed by its table's
- * view, file number and offset, so two tables' files with the same number never meet.
+ * view, file number and offset, so two tables' files with the same number never meet. A row is
+ * keyed by its table's view, file number and user key: the newest entry of that key in that file,
+ * which never changes (files are immutable), so no write has to invalidate it; a hot key read after
+ * its memtable was flushed costs one probe here instead of an index search, a block probe and a
+ * search in the block. Rows and blocks compete for the same memory under the same CLOCK hand.
  *
  * <p>Sharded 16 ways so concurrent inserts rarely meet on one lock; lookups take none. Each shard
  * is an open-addressing hash table (linear probing, one immutable entry object per block, no
@@ -54,9 +60,12 @@ public final class SharedBlockCache {
     }
   }
 
-  /** A new view for one table: its blocks, hit and miss counts, and bytes held. */
-  public BlockCache newView() {
-    return new BlockCache(this, views.incrementAndGet() * 0xD6E8FEB86659FD93L);
+  /**
+   * A new view for one table: its blocks (and rows, when {@code cacheRows}), hit and miss counts,
+   * and bytes held.
+   */
+  public BlockCache newView(boolean cacheRows) {
+    return new BlockCache(this, views.incrementAndGet() * 0xD6E8FEB86659FD93L, cacheRows);
   }
 
   public long capacityBytes() {
@@ -77,7 +86,18 @@ public final class SharedBlockCache {
   /** The cached block, or {@code null}. Lock-free. */
   Block get(BlockCache view, long fileNum, long offset) {
     long h = hash(view, fileNum, offset);
-    return shard(h).get(h, view, fileNum, offset);
+    return (Block) shard(h).get(h, view, fileNum, offset, null);
+  }
+
+  /**
+   * The cached newest entry of {@code userKey} in file {@code fileNum}, or {@code null}. The
+   * caller must not change the returned value array. Lock-free.
+   *
+   * @param keyHash the key's 64-bit hash ({@code BloomFormat.hash})
+   */
+  Lookup getRow(BlockCache view, long fileNum, long keyHash, byte[] userKey) {
+    long h = hash(view, fileNum, keyHash);
+    return (Lookup) shard(h).get(h, view, fileNum, keyHash, userKey);
   }
 
   /**
@@ -124,13 +144,25 @@ public final class SharedBlockCache {
    * capacity. A cache of capacity 0 holds nothing.
    */
   void put(BlockCache view, long fileNum, long offset, Block block) {
+    put(new Entry(hash(view, fileNum, offset), view, fileNum, offset, null, block, block.memoryBytes()));
+  }
+
+  /**
+   * Puts (or replaces) a row: the newest entry of {@code userKey} in file {@code fileNum}. Both
+   * arrays are kept, not copied; neither may change afterwards.
+   */
+  void putRow(BlockCache view, long fileNum, long keyHash, byte[] userKey, Lookup row) {
+    long bytes = ROW_OVERHEAD + userKey.length + row.value().length;
+    put(new Entry(hash(view, fileNum, keyHash), view, fileNum, keyHash, userKey, row, bytes));
+  }
+
+  private void put(Entry e) {
     if (capacityBytes <= 0) {
       return;
     }
-    long h = hash(view, fileNum, offset);
-    Shard s = shard(h);
+    Shard s = shard(e.hash);
     synchronized (s) {
-      s.put(h, view, fileNum, offset, block);
+      s.put(e);
     }
   }
 
@@ -162,7 +194,7 @@ public final class SharedBlockCache {
     return sumOverShards(s -> s.used);
   }
 
-  /** Blocks held by the view. */
+  /** Blocks and rows held by the view. */
   long size(BlockCache view) {
     return sumOverShards(s -> s.countOf(view));
   }
@@ -184,27 +216,42 @@ public final class SharedBlockCache {
   }
 
   /**
-   * One cached block. Immutable but for {@link #uses}, which readers raise and the hand lowers
-   * without a lock (a lost update only changes when the block is evicted).
+   * Estimated heap bytes of a cached row beyond its key and value bytes: the entry, the
+   * {@link Lookup}, two array headers and the entry's share of the slot table.
+   */
+  static final int ROW_OVERHEAD = 144;
+
+  /**
+   * One cached block or row. A block's key is its offset (and {@link #rowKey} is {@code null}); a
+   * row's is the user key's hash and the user key. Immutable but for {@link #uses}, which readers
+   * raise and the hand lowers without a lock (a lost update only changes when it is evicted).
    */
   private static final class Entry {
     final long hash;
     final BlockCache view;
     final long fileNum;
+    /** A block's offset, or a row's key hash. */
     final long offset;
-    final Block block;
+    /** A row's user key; {@code null} for a block. */
+    final byte[] rowKey;
+    /** A {@link Block} or, for a row, a {@link Lookup}. */
+    final Object payload;
+    final long bytes;
     int uses = 1;
 
-    Entry(long hash, BlockCache view, long fileNum, long offset, Block block) {
+    Entry(long hash, BlockCache view, long fileNum, long offset, byte[] rowKey, Object payload, long bytes) {
       this.hash = hash;
       this.view = view;
       this.fileNum = fileNum;
       this.offset = offset;
-      this.block = block;
+      this.rowKey = rowKey;
+      this.payload = payload;
+      this.bytes = bytes;
     }
 
-    boolean is(BlockCache v, long f, long o) {
-      return fileNum == f && offset == o && view == v;
+    boolean is(BlockCache v, long f, long o, byte[] k) {
+      return fileNum == f && offset == o && view == v
+          && (k == null ? rowKey == null : rowKey != null && Arrays.equals(rowKey, k));
     }
   }
 
@@ -233,8 +280,8 @@ public final class SharedBlockCache {
       this.capacity = capacity;
     }
 
-    /** Lock-free. */
-    Block get(long h, BlockCache view, long fileNum, long offset) {
+    /** The payload of the block ({@code rowKey == null}) or row, or {@code null}. Lock-free. */
+    Object get(long h, BlockCache view, long fileNum, long offset, byte[] rowKey) {
       Entry[] t = table;
       int mask = t.length - 1;
       for (int i = (int) h & mask; ; i = (i + 1) & mask) {
@@ -242,43 +289,42 @@ public final class SharedBlockCache {
         if (e == null) {
           return null;
         }
-        if (e.is(view, fileNum, offset)) {
+        if (e.is(view, fileNum, offset, rowKey)) {
           if (e.uses < MAX_USES) {
             e.uses++;
           }
-          return e.block;
+          return e.payload;
         }
       }
     }
 
     /** The slot holding the address, or the empty slot where it would go. Requires the monitor. */
-    private static int find(Entry[] t, long h, BlockCache view, long fileNum, long offset) {
+    private static int find(Entry[] t, Entry key) {
       int mask = t.length - 1;
-      int i = (int) h & mask;
-      while (t[i] != null && !t[i].is(view, fileNum, offset)) {
+      int i = (int) key.hash & mask;
+      while (t[i] != null && !t[i].is(key.view, key.fileNum, key.offset, key.rowKey)) {
         i = (i + 1) & mask;
       }
       return i;
     }
 
     /** Requires the monitor. */
-    void put(long h, BlockCache view, long fileNum, long offset, Block block) {
+    void put(Entry e) {
       Entry[] t = table;
-      int i = find(t, h, view, fileNum, offset);
-      Entry e = new Entry(h, view, fileNum, offset, block);
+      int i = find(t, e);
       Entry old = t[i];
-      long delta = block.memoryBytes();
+      long delta = e.bytes;
       if (old != null) {
-        delta -= old.block.memoryBytes();
+        delta -= old.bytes;
       } else {
         if ((count + 1) * 2 > t.length) {
           t = resize(t.length * 2);
-          i = find(t, h, view, fileNum, offset);
+          i = find(t, e);
         }
         count++;
       }
       used += delta;
-      view.addBytes(delta);
+      e.view.addBytes(delta);
       // An entry starts as if read once: it survives the hand's next sweep, later ones only if read.
       t[i] = e;
       evictToCapacity(e);
@@ -310,7 +356,7 @@ public final class SharedBlockCache {
      */
     private void removeAt(Entry[] t, int i) {
       int mask = t.length - 1;
-      long bytes = t[i].block.memoryBytes();
+      long bytes = t[i].bytes;
       used -= bytes;
       t[i].view.addBytes(-bytes);
       count--;
@@ -339,7 +385,7 @@ public final class SharedBlockCache {
       Entry[] t = new Entry[slots];
       for (Entry e : old) {
         if (e != null) {
-          t[find(t, e.hash, e.view, e.fileNum, e.offset)] = e;
+          t[find(t, e)] = e;
         }
       }
       hand = 0;
@@ -367,7 +413,7 @@ public final class SharedBlockCache {
       long n = 0;
       for (Entry e : table) {
         if (e != null && selected(e, view, fileNums)) {
-          n += e.block.memoryBytes();
+          n += e.bytes;
         }
       }
       return n;

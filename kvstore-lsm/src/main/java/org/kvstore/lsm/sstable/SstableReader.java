@@ -251,8 +251,29 @@ public final class SstableReader {
     return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq);
   }
 
-  /** As {@link #get(byte[], long)} with the key's precomputed bloom hash. */
+  /**
+   * As {@link #get(byte[], long)} with the key's precomputed bloom hash. A read of the newest
+   * entry ({@code snapshotSeq} {@link InternalKey#MAX_SEQ_NUM}) looks in the row cache first (when
+   * the table keeps rows) and offers what it finds to it; the returned value is the caller's own.
+   */
   public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq) throws IOException {
+    boolean rows = snapshotSeq == InternalKey.MAX_SEQ_NUM && cache.cachesRows();
+    if (rows) {
+      Lookup r = cache.getRow(fileNum, bloomHash, userKey);
+      if (r != null) {
+        return new Lookup(r.seqNum(), r.kind(), r.value().clone());
+      }
+    }
+    Lookup found = find(userKey, bloomHash, snapshotSeq);
+    if (rows && found != null && cache.admitRow(fileNum, bloomHash)) {
+      cache.putRow(fileNum, bloomHash, userKey.clone(), found);
+      return new Lookup(found.seqNum(), found.kind(), found.value().clone());
+    }
+    return found;
+  }
+
+  /** The lookup itself: bloom filter, index, block. */
+  private Lookup find(byte[] userKey, long bloomHash, long snapshotSeq) throws IOException {
     if (!bloom.mayContainHash(bloomHash)) {
       return null;
     }

@@ -2,6 +2,7 @@ package org.kvstore.lsm.sstable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -12,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.kvstore.lsm.key.Lookup;
+import org.kvstore.lsm.key.ValueKind;
 
 /** The CLOCK block cache against a map model: exact hits, byte accounting, eviction, file drops. */
 class BlockCacheTest {
@@ -145,8 +148,8 @@ class BlockCacheTest {
   @Test
   void viewsOfOneSharedCache_keepTheirBlocksApart_andShareItsMemory() {
     SharedBlockCache shared = new SharedBlockCache(512L << 10);
-    BlockCache a = shared.newView();
-    BlockCache b = shared.newView();
+    BlockCache a = shared.newView(false);
+    BlockCache b = shared.newView(false);
     // The same file numbers and offsets in two tables: each view sees only its own blocks.
     for (int i = 0; i < 40; i++) {
       a.put(1, 4096L * i, block(1000 + i));
@@ -179,5 +182,83 @@ class BlockCacheTest {
     assertThat(a.usedBytes()).isZero();
     assertThat(a.size()).isZero();
     assertThat(shared.usedBytes()).isEqualTo(b.usedBytes());
+  }
+
+  @Test
+  void rowsAndBlocks_matchAModel_evenWithCollidingKeyHashes() {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    long capacity = 128L << 10;
+    BlockCache cache = new BlockCache(capacity, true);
+    assertThat(cache.cachesRows()).isTrue();
+    Map<Long, Block> blocks = new HashMap<>();
+    Map<String, Lookup> rows = new HashMap<>(); // "file/key" -> row
+    for (int op = 0; op < 100_000; op++) {
+      long file = 1 + rnd.nextInt(4);
+      int k = rnd.nextInt(300);
+      byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
+      // Few hashes for many keys, and the same numbers as block offsets: every row shares its
+      // hash with other rows and with a block, so only the key (and its kind) tells them apart.
+      long keyHash = k % 7;
+      String name = file + "/k" + k;
+      int r = rnd.nextInt(100);
+      if (r < 25) {
+        Lookup row = new Lookup(op, rnd.nextBoolean() ? ValueKind.PUT : ValueKind.DELETE,
+            new byte[rnd.nextInt(200)]);
+        cache.putRow(file, keyHash, key, row);
+        rows.put(name, row);
+        assertThat(cache.getRow(file, keyHash, key)).as("seed %d: just put", seed).isSameAs(row);
+      } else if (r < 40) {
+        Block b = block(256 + rnd.nextInt(2048));
+        cache.put(file, keyHash, b);
+        blocks.put(addr(file, keyHash), b);
+      } else if (r < 70) {
+        Lookup got = cache.getRow(file, keyHash, key.clone());
+        if (got != null) {
+          assertThat(got).as("seed %d: row %s", seed, name).isSameAs(rows.get(name));
+        }
+      } else if (r < 99) {
+        Block got = cache.get(file, keyHash);
+        if (got != null) {
+          assertThat(got).as("seed %d: block %d/%d", seed, file, keyHash)
+              .isSameAs(blocks.get(addr(file, keyHash)));
+        }
+      } else {
+        cache.evictFile(file);
+        blocks.keySet().removeIf(a -> a >>> 32 == file);
+        rows.keySet().removeIf(n -> n.startsWith(file + "/"));
+        assertThat(cache.cachedBytes(file)).as("seed %d", seed).isZero();
+      }
+      if (op % 5_000 == 0) {
+        assertThat(cache.usedBytes()).as("seed %d: accounting", seed)
+            .isEqualTo(cache.cachedBytes(1, 2, 3, 4));
+        assertThat(cache.usedBytes()).as("seed %d: bound", seed).isLessThanOrEqualTo(capacity + 16 * 2400L);
+      }
+    }
+    long held = 0;
+    for (Map.Entry<String, Lookup> e : rows.entrySet()) {
+      String[] parts = e.getKey().split("/");
+      int k = Integer.parseInt(parts[1].substring(1));
+      Lookup got = cache.getRow(Long.parseLong(parts[0]), k % 7, parts[1].getBytes(StandardCharsets.UTF_8));
+      if (got != null) {
+        assertThat(got).as("seed %d", seed).isSameAs(e.getValue());
+        held++;
+      }
+    }
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (cache.get(e.getKey() >>> 32, e.getKey() & 0xFFFFFFFFL) != null) {
+        held++;
+      }
+    }
+    assertThat(held).as("seed %d: rows and blocks held", seed).isEqualTo(cache.size());
+    assertThat(cache.rowHits()).isPositive();
+    assertThat(cache.rowMisses()).isPositive();
+  }
+
+  @Test
+  void aViewWithoutRows_orACacheOfNoMemory_keepsNoRows() {
+    assertThat(new BlockCache(1L << 20).cachesRows()).isFalse();
+    assertThat(new BlockCache(0, true).cachesRows()).isFalse();
+    assertThat(new SharedBlockCache(1L << 20).newView(true).cachesRows()).isTrue();
   }
 }

@@ -1,0 +1,136 @@
+package org.kvstore.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.io.LocalFileSystem;
+import org.kvstore.spi.EngineContext;
+import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.TableProperties;
+
+/**
+ * {@code row.cache}: point reads of flushed keys are served from cached rows, which stay right
+ * through overwrites, deletes, flushes and compactions, and never share arrays with the caller.
+ */
+class LsmRowCacheTest {
+  @TempDir Path dir;
+
+  private static EngineTable open(Path dir, boolean rows) throws Exception {
+    Properties p = new Properties();
+    p.put("row.cache", Boolean.toString(rows));
+    p.put("block.cache.size", "4MiB");
+    p.put("level0.compaction.trigger", "2");
+    LsmEngine engine = new LsmEngine();
+    TableProperties tp = TableProperties.parse("lsm", engine.properties(), p);
+    AtomicLong applied = new AtomicLong();
+    return engine.open(new EngineContext(dir, LocalFileSystem.INSTANCE, tp, "rows.t", applied::get));
+  }
+
+  private static byte[] key(int i) {
+    return String.format("key%05d", i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void waitForCompaction(EngineTable t) throws Exception {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    Map<String, Long> d = t.stats().details();
+    while (d.get("compactions") < 1 || d.get("level.0.files") > 0) {
+      assertThat(System.nanoTime()).as("compaction within 30 s: %s", d).isLessThan(deadline);
+      Thread.sleep(10);
+      d = t.stats().details();
+    }
+  }
+
+  private static void readAll(EngineTable t, TreeMap<Integer, byte[]> model, int keys, long seed) throws Exception {
+    for (int i = 0; i < keys; i++) {
+      assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
+    }
+  }
+
+  @Test
+  void flushedKeysReadAgain_comeFromRows_andStayRightThroughOverwritesDeletesAndCompaction() throws Exception {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    int keys = 2_000;
+    TreeMap<Integer, byte[]> model = new TreeMap<>();
+    long lsn = 0;
+    try (EngineTable t = open(dir, true)) {
+      for (int i = 0; i < keys; i++) {
+        byte[] v = new byte[1 + rnd.nextInt(100)];
+        rnd.nextBytes(v);
+        t.put(key(i), v, ++lsn);
+        model.put(i, v);
+      }
+      t.flush();
+      readAll(t, model, keys, seed); // the first reads fill the rows
+      long before = t.stats().details().get("row.cache.hits");
+      readAll(t, model, keys, seed);
+      Map<String, Long> d = t.stats().details();
+      assertThat(d.get("row.cache.hits") - before).as("seed %d: %s", seed, d).isEqualTo(keys);
+
+      // Overwrite and delete a third each; the rows of the old file must not answer for them.
+      for (int i = 0; i < keys; i++) {
+        int r = rnd.nextInt(3);
+        if (r == 0) {
+          byte[] v = new byte[1 + rnd.nextInt(100)];
+          rnd.nextBytes(v);
+          t.put(key(i), v, ++lsn);
+          model.put(i, v);
+        } else if (r == 1) {
+          t.remove(key(i), ++lsn);
+          model.remove(i);
+        }
+      }
+      readAll(t, model, keys, seed); // from the memtable
+      t.flush();
+      readAll(t, model, keys, seed); // newest file first, rows of both files
+      readAll(t, model, keys, seed);
+      waitForCompaction(t); // both files merged: their rows are dropped with them
+      readAll(t, model, keys, seed);
+      readAll(t, model, keys, seed);
+      d = t.stats().details();
+      assertThat(d.get("level.1.files")).as("%s", d).isPositive();
+      assertThat(d.get("block.cache.bytes")).as("%s", d).isLessThanOrEqualTo(4L << 20);
+    }
+  }
+
+  @Test
+  void valuesReturnedFromRows_andKeysPassedIn_areTheCallers() throws Exception {
+    try (EngineTable t = open(dir, true)) {
+      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 1);
+      t.flush();
+      byte[] k = key(1);
+      byte[] first = t.get(k); // admits the row
+      Arrays.fill(k, (byte) 'x'); // the cache must have kept its own copy of the key
+      Arrays.fill(first, (byte) 0);
+      byte[] second = t.get(key(1)); // from the row
+      assertThat(second).asString(StandardCharsets.UTF_8).isEqualTo("one");
+      Arrays.fill(second, (byte) 0);
+      assertThat(t.get(key(1))).asString(StandardCharsets.UTF_8).isEqualTo("one");
+      assertThat(t.get(k)).isNull();
+      assertThat(t.stats().details().get("row.cache.hits")).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void rowCacheOff_keepsNoRows() throws Exception {
+    try (EngineTable t = open(dir, false)) {
+      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 1);
+      t.flush();
+      for (int i = 0; i < 3; i++) {
+        assertThat(t.get(key(1))).asString(StandardCharsets.UTF_8).isEqualTo("one");
+      }
+      Map<String, Long> d = t.stats().details();
+      assertThat(d.get("row.cache.hits") + d.get("row.cache.misses")).isZero();
+      assertThat(d.get("block.cache.hits")).isEqualTo(3);
+    }
+  }
+}
