@@ -22,6 +22,11 @@ import org.kvstore.io.LocalFileSystem;
  *     {@code lsm} engine's block cache; a table given its own {@code block.cache.size} keeps a cache
  *     of its own instead); by default a quarter of the JVM's maximum heap, as HBase sizes its block
  *     cache from the heap; 0 caches nothing
+ * @param writeBufferBytes bytes the write buffers of the store's tables may hold together (the
+ *     {@code lsm} engine's memtables, active and waiting for their flush; RocksDB's
+ *     {@code db_write_buffer_size}): past it the largest memtable is flushed early, and writes wait
+ *     while the memtables hold all of it; by default a quarter of the JVM's maximum heap; 0: no
+ *     bound beyond each table's own {@code memtable.size}
  *
  * <p>Thread safety: immutable.
  */
@@ -35,7 +40,8 @@ public record StoreOptions(
     Duration checkpointInterval,
     long checkpointLogBytes,
     long logSegmentBytes,
-    long blockCacheBytes) {
+    long blockCacheBytes,
+    long writeBufferBytes) {
 
   public static final int MAX_KEY_BYTES_LIMIT = 16 << 20;
 
@@ -57,6 +63,8 @@ public record StoreOptions(
     require(logSegmentBytes >= 64 << 10,
         "logSegmentBytes must be >= 64 KiB, was " + logSegmentBytes);
     require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0, was " + blockCacheBytes);
+    require(writeBufferBytes == 0 || writeBufferBytes >= 1 << 20,
+        "writeBufferBytes must be 0 (no bound) or >= 1 MiB, was " + writeBufferBytes);
   }
 
   public static StoreOptions defaults() {
@@ -80,11 +88,17 @@ public record StoreOptions(
     b.checkpointLogBytes = checkpointLogBytes;
     b.logSegmentBytes = logSegmentBytes;
     b.blockCacheBytes = blockCacheBytes;
+    b.writeBufferBytes = writeBufferBytes;
     return b;
   }
 
   /** A quarter of the JVM's maximum heap, at least 8 MiB. */
   public static long defaultBlockCacheBytes() {
+    return Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4);
+  }
+
+  /** A quarter of the JVM's maximum heap, at least 8 MiB. */
+  public static long defaultWriteBufferBytes() {
     return Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4);
   }
 
@@ -106,6 +120,7 @@ public record StoreOptions(
     private long checkpointLogBytes = 64L << 20;
     private long logSegmentBytes = 32L << 20;
     private long blockCacheBytes = defaultBlockCacheBytes();
+    private long writeBufferBytes = defaultWriteBufferBytes();
 
     private Builder() {}
 
@@ -159,10 +174,16 @@ public record StoreOptions(
       return this;
     }
 
+    public Builder writeBufferBytes(long v) {
+      writeBufferBytes = v;
+      return this;
+    }
+
     public StoreOptions build() {
       return new StoreOptions(
           fileSystem, maxKeyBytes, maxValueBytes, durability, syncInterval, recoveryMode,
-          checkpointInterval, checkpointLogBytes, logSegmentBytes, blockCacheBytes);
+          checkpointInterval, checkpointLogBytes, logSegmentBytes, blockCacheBytes,
+          writeBufferBytes);
     }
   }
 }

@@ -123,7 +123,7 @@ public final class StoreCatalog {
     fs.createDirectories(dir);
     EngineTable et =
         engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn,
-            options.blockCacheBytes()));
+            options.blockCacheBytes(), options.writeBufferBytes()));
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
     return new StoreTable(
         t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,

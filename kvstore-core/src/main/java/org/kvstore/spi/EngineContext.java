@@ -22,6 +22,9 @@ import org.kvstore.io.FileSystem;
  * @param sharedCacheBytes the bytes the store allows the cache its tables share
  *     ({@link org.kvstore.StoreOptions#blockCacheBytes}); an engine with such a cache sizes it from
  *     the first table's context it sees
+ * @param sharedWriteBufferBytes the bytes the store allows the write buffers (memtables) of its
+ *     tables together ({@link org.kvstore.StoreOptions#writeBufferBytes}; 0: no such bound); an
+ *     engine with such buffers sizes the bound from the first table's context it sees
  *
  * <p>Thread safety: immutable; {@code appliedLsn} may be called from any thread.
  */
@@ -31,13 +34,19 @@ public record EngineContext(
     TableProperties properties,
     String tableName,
     LongSupplier appliedLsn,
-    long sharedCacheBytes) {
+    long sharedCacheBytes,
+    long sharedWriteBufferBytes) {
 
-  /** A context with the default shared cache size ({@link org.kvstore.StoreOptions#defaultBlockCacheBytes}). */
+  /**
+   * A context with the default shared cache and write buffer sizes
+   * ({@link org.kvstore.StoreOptions#defaultBlockCacheBytes},
+   * {@link org.kvstore.StoreOptions#defaultWriteBufferBytes}).
+   */
   public EngineContext(
       Path directory, FileSystem fileSystem, TableProperties properties, String tableName,
       LongSupplier appliedLsn) {
     this(directory, fileSystem, properties, tableName, appliedLsn,
-        org.kvstore.StoreOptions.defaultBlockCacheBytes());
+        org.kvstore.StoreOptions.defaultBlockCacheBytes(),
+        org.kvstore.StoreOptions.defaultWriteBufferBytes());
   }
 }

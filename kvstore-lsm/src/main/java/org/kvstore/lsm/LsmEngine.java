@@ -16,15 +16,20 @@ import org.kvstore.spi.TableEngine;
  *
  * <p>The store's tables share one {@link SharedBlockCache} of
  * {@link EngineContext#sharedCacheBytes()}, made when the first table opens; a table with a
- * {@code block.cache.size} of its own has a cache of that size instead.
+ * {@code block.cache.size} of its own has a cache of that size instead. Their memtables share one
+ * {@link WriteBufferBudget} of {@link EngineContext#sharedWriteBufferBytes()}, made the same way.
+ * (A store loads its own engine instances, so each store has its own cache and budget.)
  *
- * <p>Thread safety: thread-safe; the shared cache is made once, guarded by the instance's monitor.
+ * <p>Thread safety: thread-safe; the shared cache and budget are made once, guarded by the
+ * instance's monitor.
  */
 public final class LsmEngine implements TableEngine {
   public static final String NAME = "lsm";
 
   /** Guarded by {@code this}. */
   private SharedBlockCache sharedCache;
+  /** Guarded by {@code this}. */
+  private WriteBufferBudget budget;
 
   @Override
   public String name() {
@@ -48,7 +53,19 @@ public final class LsmEngine implements TableEngine {
         options.blockCacheBytes() > 0
             ? new BlockCache(options.blockCacheBytes(), options.rowCache())
             : sharedCache(context.sharedCacheBytes()).newView(options.rowCache());
-    return LsmTable.open(context, options, cache);
+    return LsmTable.open(context, options, cache, budget(context.sharedWriteBufferBytes()));
+  }
+
+  /** The budget of this engine's tables, or {@code null} before the first table opens. */
+  synchronized WriteBufferBudget writeBufferBudget() {
+    return budget;
+  }
+
+  private synchronized WriteBufferBudget budget(long bytes) {
+    if (budget == null) {
+      budget = new WriteBufferBudget(bytes);
+    }
+    return budget;
   }
 
   private synchronized SharedBlockCache sharedCache(long bytes) {

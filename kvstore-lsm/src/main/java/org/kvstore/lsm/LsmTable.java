@@ -75,8 +75,9 @@ import org.slf4j.LoggerFactory;
  *       Readers pin its version; cursors keep the pin until closed, so the files they read are
  *       never deleted under them, and they keep the memtable objects they started with.
  *   <li><b>Back pressure.</b> Writers stall (logged) while the memtable is full and
- *       {@code max.immutable.memtables} immutables wait, or while level 0 has
- *       {@code level0.stop.writes.trigger} files.
+ *       {@code max.immutable.memtables} immutables wait, while level 0 has
+ *       {@code level0.stop.writes.trigger} files, or while the memtables of all the store's lsm
+ *       tables hold its {@link WriteBufferBudget}, which also switches the largest memtable early.
  *   <li><b>Errors.</b> A failed flush or compaction is latched: every later write and flush fails
  *       with it as the cause; reads go on. Reopening the table recovers from the manifest and the
  *       core's log.
@@ -96,6 +97,12 @@ final class LsmTable implements EngineTable {
   private final FileSystem fs;
   private final Path dir;
   private final BlockCache cache;
+  private final WriteBufferBudget budget;
+  /**
+   * Active-memtable size at which the next growth is reported to {@link #budget}. Written by
+   * writers without a lock: a lost update only reports a step early or late.
+   */
+  private volatile long nextBudgetReport;
   private final OpenFiles files;
   private VersionSet versions;
   private final StampedLock writeFence = new StampedLock();
@@ -112,21 +119,25 @@ final class LsmTable implements EngineTable {
   private volatile Throwable bgError;
   private volatile boolean closed;
 
-  private LsmTable(EngineContext ctx, LsmOptions opt, BlockCache cache) {
+  private LsmTable(EngineContext ctx, LsmOptions opt, BlockCache cache, WriteBufferBudget budget) {
     this.ctx = ctx;
     this.opt = opt;
     this.fs = ctx.fileSystem();
     this.dir = ctx.directory();
     this.cache = cache;
+    this.budget = budget;
+    this.nextBudgetReport = budget.checkStep();
     this.files = new OpenFiles(fs, dir, opt.maxOpenFiles());
   }
 
   /**
    * Opens (or creates) the table in {@code ctx.directory()}, caching its blocks in {@code cache} (a
-   * view of the store's shared cache or of one of its own); closing the table empties the view.
+   * view of the store's shared cache or of one of its own), its memtables counted in
+   * {@code budget} (the store's); closing the table empties the view and leaves the budget.
    */
-  static LsmTable open(EngineContext ctx, LsmOptions opt, BlockCache cache) throws IOException {
-    LsmTable t = new LsmTable(ctx, opt, cache);
+  static LsmTable open(EngineContext ctx, LsmOptions opt, BlockCache cache, WriteBufferBudget budget)
+      throws IOException {
+    LsmTable t = new LsmTable(ctx, opt, cache, budget);
     t.fs.createDirectories(t.dir);
     t.versions = VersionSet.open(t.fs, t.dir, opt.numLevels(), t::deleteObsolete);
     try {
@@ -136,6 +147,7 @@ final class LsmTable implements EngineTable {
       t.versions.logState(ctx.tableName());
       t.background = new Background(t, ctx.tableName());
       t.background.maybeScheduleCompaction();
+      budget.register(t);
     } catch (IOException | RuntimeException e) {
       t.versions.close();
       t.files.close();
@@ -249,8 +261,34 @@ final class LsmTable implements EngineTable {
 
   private void afterWrite(long memBytes) {
     if (memBytes >= opt.memtableBytes()) {
-      switchMemtable(false);
+      switchMemtable(Switch.IF_FULL);
+    } else if (memBytes >= nextBudgetReport) {
+      nextBudgetReport = memBytes + budget.checkStep();
+      budget.grew();
     }
+  }
+
+  /** Bytes of the memtables at one moment: the active one, and the ones waiting for their flush. */
+  record MemtableBytes(long active, long immutable) {
+    long total() {
+      return active + immutable;
+    }
+  }
+
+  /** The memtables' bytes, both read from one view (a switch moves bytes from one to the other). */
+  MemtableBytes memtableBytes() {
+    SuperVersion s = sv;
+    long imm = 0;
+    for (FrozenMemTable f : s.imms()) {
+      imm += f.mem().approximateBytes();
+    }
+    return new MemtableBytes(s.mem().approximateBytes(), imm);
+  }
+
+  /** Whether {@link Switch#IF_SLOT_FREE} would switch the memtable now. */
+  boolean canSwitchMemtable() {
+    SuperVersion s = sv;
+    return !closed && !s.mem().isEmpty() && s.imms().size() < opt.maxImmutableMemtables();
   }
 
   /**
@@ -265,11 +303,14 @@ final class LsmTable implements EngineTable {
       SuperVersion s = sv;
       boolean memFull = s.mem().approximateBytes() >= opt.memtableBytes();
       int l0 = s.version().files(0).size();
-      if (!memFull && l0 < opt.level0StopWritesTrigger()) {
+      // The budget is re-evaluated by a waiting writer too, in case the flush that ended it raced
+      // with another evaluation.
+      boolean budgetFull = budget.full() && budget.reevaluate();
+      if (!memFull && l0 < opt.level0StopWritesTrigger() && !budgetFull) {
         break;
       }
       if (memFull && s.imms().size() < opt.maxImmutableMemtables() && l0 < opt.level0StopWritesTrigger()) {
-        switchMemtable(false);
+        switchMemtable(Switch.IF_FULL);
         continue;
       }
       if (!logged) {
@@ -279,8 +320,11 @@ final class LsmTable implements EngineTable {
         String why =
             l0 >= opt.level0StopWritesTrigger()
                 ? l0 + " level-0 files (level0.stop.writes.trigger " + opt.level0StopWritesTrigger() + ")"
-                : s.imms().size() + " immutable memtables wait for their flush (max.immutable.memtables "
-                    + opt.maxImmutableMemtables() + ")";
+                : memFull
+                    ? s.imms().size() + " immutable memtables wait for their flush (max.immutable.memtables "
+                        + opt.maxImmutableMemtables() + ")"
+                    : "the memtables of all lsm tables hold the store's write buffer budget ("
+                        + budget.limitBytes() + " bytes) until flushes free some";
         LOG.info("table {}: writes stall: {}", ctx.tableName(), why);
       }
       roomLock.lock();
@@ -319,21 +363,34 @@ final class LsmTable implements EngineTable {
     }
   }
 
+  /** When {@link #switchMemtable} switches. */
+  enum Switch {
+    /** The memtable is full and an immutable slot is free (a write filled it). */
+    IF_FULL,
+    /** The memtable holds something and an immutable slot is free (the write buffer budget). */
+    IF_SLOT_FREE,
+    /** Always (an explicit flush or checkpoint). */
+    ALWAYS
+  }
+
   /**
-   * Freezes the memtable (when {@code force}, or when it is full and an immutable slot is free)
-   * and schedules its flush.
+   * Freezes the memtable (as {@code when} says) and schedules its flush.
    *
    * @return the frozen memtable, or {@code null} when nothing was switched
    */
-  FrozenMemTable switchMemtable(boolean force) {
+  FrozenMemTable switchMemtable(Switch when) {
     FrozenMemTable frozen;
     long stamp = writeFence.writeLock();
     try {
       synchronized (svLock) {
         SuperVersion s = sv;
-        if (!force
-            && (s.mem().approximateBytes() < opt.memtableBytes()
-                || s.imms().size() >= opt.maxImmutableMemtables())) {
+        boolean slotFree = s.imms().size() < opt.maxImmutableMemtables();
+        boolean go = switch (when) {
+          case IF_FULL -> slotFree && s.mem().approximateBytes() >= opt.memtableBytes();
+          case IF_SLOT_FREE -> slotFree && !s.mem().isEmpty() && !closed;
+          case ALWAYS -> true;
+        };
+        if (!go) {
           return null;
         }
         long applied = ctx.appliedLsn().getAsLong();
@@ -343,6 +400,7 @@ final class LsmTable implements EngineTable {
         imms.add(frozen);
         imms.addAll(s.imms());
         installLocked(new MemTable(), List.copyOf(imms));
+        nextBudgetReport = budget.checkStep();
       }
     } finally {
       writeFence.unlockWrite(stamp);
@@ -377,6 +435,7 @@ final class LsmTable implements EngineTable {
       installLocked(s.mem(), List.copyOf(imms));
     }
     signalRoom();
+    budget.flushed();
   }
 
   /** After a compaction's edit is in the manifest: installs the new version. */
@@ -396,6 +455,7 @@ final class LsmTable implements EngineTable {
       }
     }
     signalRoom();
+    budget.flushed(); // its memtables are left out of the budget from now on
   }
 
   Throwable backgroundError() {
@@ -529,7 +589,7 @@ final class LsmTable implements EngineTable {
   @Override
   public long flush() throws IOException {
     checkWritable();
-    FrozenMemTable f = switchMemtable(true);
+    FrozenMemTable f = switchMemtable(Switch.ALWAYS);
     try {
       f.flushed().get();
     } catch (InterruptedException e) {
@@ -702,6 +762,7 @@ final class LsmTable implements EngineTable {
     }
     signalRoom();
     background.shutdown();
+    budget.unregister(this);
     pins.scrape();
     versions.close();
     files.close();

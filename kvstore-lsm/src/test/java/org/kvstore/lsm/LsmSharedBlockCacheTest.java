@@ -27,7 +27,7 @@ class LsmSharedBlockCacheTest {
     AtomicLong applied = new AtomicLong();
     return (LsmTable) engine.open(
         new EngineContext(dir, LocalFileSystem.INSTANCE, tp, dir.getFileName().toString(),
-            applied::get, SHARED));
+            applied::get, SHARED, 0));
   }
 
   /** Writes {@code keys} 200-byte values, flushes, and reads them all back. */

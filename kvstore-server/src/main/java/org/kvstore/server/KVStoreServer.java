@@ -173,6 +173,7 @@ public final class KVStoreServer implements AutoCloseable {
         .durability(config.durability())
         .maxValueBytes((int) Math.min(config.protoMaxBulkLen(), Integer.MAX_VALUE - 16))
         .blockCacheBytes(config.blockCacheBytes())
+        .writeBufferBytes(config.writeBufferBytes())
         .build();
     try {
       return KVStore.open(config.dataDir(), options);

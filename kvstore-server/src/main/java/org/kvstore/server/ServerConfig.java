@@ -49,6 +49,8 @@ import org.kvstore.StoreOptions;
  *     quarter of the maximum heap)
  * @param blockCacheBytes bytes of the block cache the store's lsm tables share (default a quarter
  *     of the maximum heap; 0 caches nothing)
+ * @param writeBufferBytes bytes the memtables of the store's lsm tables may hold together (default a
+ *     quarter of the maximum heap; 0: only each table's own memtable.size bounds it)
  *
  * <p>Thread safety: immutable.
  */
@@ -72,14 +74,15 @@ public record ServerConfig(
     int ioSpinMicros,
     int protoReadTimeoutSeconds,
     long queryBufferBudget,
-    long blockCacheBytes) {
+    long blockCacheBytes,
+    long writeBufferBytes) {
 
   /** Every key a configuration file may hold, which is also every flag without its "--". */
   public static final List<String> KEYS = List.of(
       "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
       "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
       "maxclients", "worker-threads", "io-threads", "read-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget",
-      "block-cache-size");
+      "block-cache-size", "write-buffer-budget");
 
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
@@ -112,6 +115,8 @@ public record ServerConfig(
     require(queryBufferBudget == 0 || queryBufferBudget >= 1024 * 1024, "query-buffer-budget",
         "must be 0 or at least 1mb, was " + queryBufferBudget);
     require(blockCacheBytes >= 0, "block-cache-size", "must be >= 0, was " + blockCacheBytes);
+    require(writeBufferBytes == 0 || writeBufferBytes >= 1024 * 1024, "write-buffer-budget",
+        "must be 0 or at least 1mb, was " + writeBufferBytes);
     if (password != null && password.isEmpty()) {
       password = null;
     }
@@ -159,7 +164,8 @@ public record ServerConfig(
         + ", protoMaxBulkLen=" + protoMaxBulkLen + ", protoMaxMultibulkLen=" + protoMaxMultibulkLen
         + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
         + ", ioThreads=" + ioThreads + ", readThreads=" + readThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
-        + ", queryBufferBudget=" + queryBufferBudget + ", blockCacheBytes=" + blockCacheBytes + "]";
+        + ", queryBufferBudget=" + queryBufferBudget + ", blockCacheBytes=" + blockCacheBytes
+        + ", writeBufferBytes=" + writeBufferBytes + "]";
   }
 
   /**
@@ -224,6 +230,7 @@ public record ServerConfig(
     private int protoReadTimeoutSeconds = 60;
     private long queryBufferBudget;
     private long blockCacheBytes = StoreOptions.defaultBlockCacheBytes();
+    private long writeBufferBytes = StoreOptions.defaultWriteBufferBytes();
 
     private Builder() {}
 
@@ -267,6 +274,7 @@ public record ServerConfig(
         case "proto-read-timeout" -> protoReadTimeoutSeconds = (int) number(key, v, false);
         case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
         case "block-cache-size" -> blockCacheBytes = number(key, v, true);
+        case "write-buffer-budget" -> writeBufferBytes = number(key, v, true);
         default -> throw new InvalidArgumentException(
             "setting", "unknown key '" + key + "'; known keys: " + String.join(", ", KEYS));
       }
@@ -277,7 +285,8 @@ public record ServerConfig(
       return new ServerConfig(
           dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
           protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
-          readThreads, ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes);
+          readThreads, ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes,
+          writeBufferBytes);
     }
 
     /** {@code n}, which a key without an "auto" number must not give below 0. */

@@ -97,6 +97,9 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--block-cache-size", paramLabel = "BYTES", description = "bytes of the block cache the lsm tables share; 0 = none (default: a quarter of the heap)")
   private String blockCacheSize;
 
+  @Option(names = "--write-buffer-budget", paramLabel = "BYTES", description = "bytes the memtables of all lsm tables may hold together; past it the largest is flushed early and writes wait; 0 = no bound but each table's memtable.size (default: a quarter of the heap)")
+  private String writeBufferBudget;
+
   private volatile KVStoreServer running;
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -152,6 +155,7 @@ public final class ServerMain implements Callable<Integer> {
     flags.put("proto-read-timeout", protoReadTimeout);
     flags.put("query-buffer-budget", queryBufferBudget);
     flags.put("block-cache-size", blockCacheSize);
+    flags.put("write-buffer-budget", writeBufferBudget);
     for (Map.Entry<String, String> e : flags.entrySet()) {
       if (e.getValue() != null) {
         try {

@@ -76,6 +76,18 @@ class ServerConfigTest {
   }
 
   @Test
+  void writeBufferBudget_defaultsToAQuarterOfTheHeap_andTakesSizesOrZero() {
+    assertThat(ServerConfig.defaults().writeBufferBytes())
+        .isEqualTo(Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4));
+    ServerMain main = new ServerMain();
+    new CommandLine(main).parseArgs("--write-buffer-budget", "300m");
+    assertThat(main.config().writeBufferBytes()).isEqualTo(300L << 20);
+    assertThat(ServerConfig.builder().set("write-buffer-budget", "0").build().writeBufferBytes()).isZero();
+    assertThatThrownBy(() -> ServerConfig.builder().set("write-buffer-budget", "512k").build())
+        .hasMessageContaining("write-buffer-budget").hasMessageContaining("at least 1mb");
+  }
+
+  @Test
   void threads_byDefaultHalfTheCoresLoopAndTheRestHelpReads() {
     ServerConfig d = ServerConfig.defaults();
     assertThat(d.eventLoops(1)).isEqualTo(1);
