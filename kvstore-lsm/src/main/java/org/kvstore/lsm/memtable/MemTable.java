@@ -84,12 +84,22 @@ public final class MemTable {
   }
 
   /**
-   * The versions of one user key, highest sequence number first; also that key in both maps.
-   * Thread safety: {@link #add} holds this object's monitor; readers follow the volatile links
-   * without it.
+   * The versions of one user key, highest sequence number first; also that key in both maps. It
+   * keeps the head's sequence number and the count and bytes of its versions itself, so that an
+   * overwrite, the common case, neither reads the replaced version nor its value: two cache misses
+   * less per write of a key that is not in the cache.
+   *
+   * <p>Thread safety: {@link #add} holds this object's monitor, which guards {@link #headSeq},
+   * {@link #count} and {@link #bytes}; readers follow the volatile links without it.
    */
   private static final class Chain extends UserKey {
     volatile Version head;
+    /** The head's sequence number ({@code Long.MIN_VALUE} while empty). Guarded by the monitor. */
+    private long headSeq = Long.MIN_VALUE;
+    /** Versions linked. Guarded by the monitor. */
+    private int count;
+    /** {@link #VERSION_OVERHEAD} plus value bytes, summed over the versions linked. Guarded by the monitor. */
+    private long bytes;
 
     Chain(UserKey key) {
       super(key);
@@ -98,15 +108,21 @@ public final class MemTable {
     /**
      * Links {@code v} in sequence order (at the head, unless racing adds came out of order), then
      * unlinks the versions below the newest one at or below {@code oldestSnapshot}: no reader at
-     * that snapshot or above can see them.
+     * that snapshot or above can see them. Adds the change in the number of versions to
+     * {@code versions}.
      *
-     * @return the first unlinked version (the rest follow by {@code next}), or {@code null}
+     * @return the change in the bytes of the chain's versions
      */
-    synchronized Version add(Version v, long oldestSnapshot) {
+    synchronized long add(Version v, long oldestSnapshot, LongAdder versions) {
       Version h = head;
-      if (h == null || v.seqNum > h.seqNum) {
+      long before = bytes;
+      int countBefore = count;
+      count++;
+      bytes += VERSION_OVERHEAD + v.value.length;
+      if (h == null || v.seqNum > headSeq) {
         v.next = h;
         head = v;
+        headSeq = v.seqNum;
       } else {
         Version pred = h;
         while (pred.next != null && pred.next.seqNum > v.seqNum) {
@@ -115,17 +131,29 @@ public final class MemTable {
         v.next = pred.next;
         pred.next = v;
       }
+      // Keep down to the newest version at or below the oldest snapshot (with no cursor open, the
+      // head, which is v); the kept versions are counted again, the dropped ones never read.
       Version keep = head;
-      while (keep != null && keep.seqNum > oldestSnapshot) {
+      while (keep.next != null && keep.seqNum > oldestSnapshot) {
         keep = keep.next;
       }
-      if (keep == null || keep.next == null) {
-        return null;
+      if (keep.next != null) {
+        int kept = 0;
+        long keptBytes = 0;
+        for (Version x = head; ; x = x.next) {
+          kept++;
+          keptBytes += VERSION_OVERHEAD + x.value.length;
+          if (x == keep) {
+            break;
+          }
+        }
+        // A reader already past "keep" still walks the dropped nodes, whose links stay as they are.
+        keep.next = null;
+        count = kept;
+        bytes = keptBytes;
       }
-      Version dropped = keep.next;
-      // A reader already past "keep" still walks the dropped nodes, whose links stay as they are.
-      keep.next = null;
-      return dropped;
+      versions.add(count - countBefore);
+      return bytes - before;
     }
 
     /** The newest version at or below {@code snapshotSeq}, or {@code null}. */
@@ -168,13 +196,7 @@ public final class MemTable {
         added += KEY_OVERHEAD + userKey.length;
       }
     }
-    Version dropped = chain.add(new Version(seqNum, kind, v), oldestSnapshot);
-    long count = 1;
-    for (Version d = dropped; d != null; d = d.next) {
-      added -= VERSION_OVERHEAD + d.value.length;
-      count--;
-    }
-    versions.add(count);
+    added += chain.add(new Version(seqNum, kind, v), oldestSnapshot, versions) - (VERSION_OVERHEAD + v.length);
     maxSeqNum.accumulate(seqNum);
     return bytes.addAndGet(added);
   }
@@ -238,17 +260,20 @@ public final class MemTable {
     private final long prefix0;
     private final long prefix1;
     private final int hash;
+    private final int length;
 
     UserKey(byte[] userKey) {
       this.userKey = userKey;
-      this.prefix0 = VarInts.getLongBEPadded(userKey, 0, userKey.length);
-      this.prefix1 = VarInts.getLongBEPadded(userKey, 8, userKey.length);
+      this.length = userKey.length;
+      this.prefix0 = VarInts.getLongBEPadded(userKey, 0, length);
+      this.prefix1 = VarInts.getLongBEPadded(userKey, 8, length);
       this.hash = Arrays.hashCode(userKey);
     }
 
     /** The same key (its inline fields are copied, not computed again). */
     UserKey(UserKey k) {
       this.userKey = k.userKey;
+      this.length = k.length;
       this.prefix0 = k.prefix0;
       this.prefix1 = k.prefix1;
       this.hash = k.hash;
@@ -262,23 +287,20 @@ public final class MemTable {
       if (prefix1 != o.prefix1) {
         return Long.compareUnsigned(prefix1, o.prefix1);
       }
-      if (userKey.length <= INLINE && o.userKey.length <= INLINE) {
+      if (length <= INLINE && o.length <= INLINE) {
         // Equal zero-padded prefixes: the same key, or one is the other plus trailing zeros.
-        return Integer.compare(userKey.length, o.userKey.length);
+        return Integer.compare(length, o.length);
       }
       return Arrays.compareUnsigned(userKey, o.userKey);
     }
 
     @Override
     public final boolean equals(Object o) {
-      if (!(o instanceof UserKey k) || hash != k.hash || prefix0 != k.prefix0 || prefix1 != k.prefix1) {
+      if (!(o instanceof UserKey k) || hash != k.hash || prefix0 != k.prefix0 || prefix1 != k.prefix1
+          || length != k.length) {
         return false;
       }
-      int len = userKey.length;
-      if (len != k.userKey.length) {
-        return false;
-      }
-      return len <= INLINE || Arrays.equals(userKey, INLINE, len, k.userKey, INLINE, len);
+      return length <= INLINE || Arrays.equals(userKey, INLINE, length, k.userKey, INLINE, length);
     }
 
     @Override
