@@ -16,7 +16,9 @@ import org.kvstore.io.LocalFileSystem;
  * @param syncInterval how often {@link Durability#PERIODIC} fsyncs the log
  * @param recoveryMode how opening treats damage in the log
  * @param checkpointInterval time between background checkpoints ({@link Duration#ZERO}: never on time)
- * @param checkpointLogBytes log bytes written since the last checkpoint that trigger one
+ * @param checkpointLogBytes log bytes written since the last checkpoint that trigger one (default
+ *     256 MiB: at most about that much log to replay after a crash; RocksDB's
+ *     {@code max_total_wal_size} defaults to four times its write buffers)
  * @param logSegmentBytes size at which the log rolls over to a new segment file
  * @param blockCacheBytes bytes of the cache of decoded blocks that the store's tables share (the
  *     {@code lsm} engine's block cache; a table given its own {@code block.cache.size} keeps a cache
@@ -117,7 +119,7 @@ public record StoreOptions(
     private Duration syncInterval = Duration.ofSeconds(1);
     private RecoveryMode recoveryMode = RecoveryMode.POINT_IN_TIME;
     private Duration checkpointInterval = Duration.ofSeconds(60);
-    private long checkpointLogBytes = 64L << 20;
+    private long checkpointLogBytes = 256L << 20;
     private long logSegmentBytes = 32L << 20;
     private long blockCacheBytes = defaultBlockCacheBytes();
     private long writeBufferBytes = defaultWriteBufferBytes();
