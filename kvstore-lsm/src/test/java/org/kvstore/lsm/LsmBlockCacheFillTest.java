@@ -72,13 +72,7 @@ class LsmBlockCacheFillTest {
       }
       t.flush();
     }
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    Map<String, Long> d = t.stats().details();
-    while (d.get("compactions") < 1 || d.get("level.0.files") > 0) {
-      assertThat(System.nanoTime()).as("compaction within 30 s: %s", d).isLessThan(deadline);
-      Thread.sleep(10);
-      d = t.stats().details();
-    }
+    StatsWait.untilLevel0Compacted(t);
     for (int i = 0; i < keys; i++) {
       assertThat(t.get(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8))).hasSize(200);
     }

@@ -76,13 +76,7 @@ class LsmReadPinsTest {
    * compaction trigger: a test that failed on timing.)
    */
   private static void awaitCompacted(EngineTable t, long compactionsBefore) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    Map<String, Long> d = t.stats().details();
-    while (d.get("compactions") <= compactionsBefore) {
-      assertThat(System.nanoTime()).as("compaction within 30 s: %s", d).isLessThan(deadline);
-      Thread.sleep(10);
-      d = t.stats().details();
-    }
+    StatsWait.until(t, "compaction", d -> d.get("compactions") > compactionsBefore);
   }
 
   /**

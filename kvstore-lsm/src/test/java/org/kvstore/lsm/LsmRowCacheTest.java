@@ -39,16 +39,6 @@ class LsmRowCacheTest {
     return String.format("key%05d", i).getBytes(StandardCharsets.UTF_8);
   }
 
-  private static void waitForCompaction(EngineTable t) throws Exception {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    Map<String, Long> d = t.stats().details();
-    while (d.get("compactions") < 1 || d.get("level.0.files") > 0) {
-      assertThat(System.nanoTime()).as("compaction within 30 s: %s", d).isLessThan(deadline);
-      Thread.sleep(10);
-      d = t.stats().details();
-    }
-  }
-
   private static void readAll(EngineTable t, TreeMap<Integer, byte[]> model, int keys, long seed) throws Exception {
     for (int i = 0; i < keys; i++) {
       assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
@@ -93,7 +83,7 @@ class LsmRowCacheTest {
       t.flush();
       readAll(t, model, keys, seed); // newest file first, rows of both files
       readAll(t, model, keys, seed);
-      waitForCompaction(t); // both files merged: their rows are dropped with them
+      StatsWait.untilLevel0Compacted(t); // both files merged: their rows are dropped with them
       readAll(t, model, keys, seed);
       readAll(t, model, keys, seed);
       d = t.stats().details();
