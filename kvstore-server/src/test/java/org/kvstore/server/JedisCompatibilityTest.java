@@ -215,4 +215,30 @@ class JedisCompatibilityTest {
           .hasMessageStartingWith("ERR no such table: ");
     }
   }
+
+  @Test
+  void info_hasRedisSectionsWithLiveFigures() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.set("info:counted", "v");
+      Map<String, String> fields = new HashMap<>();
+      for (String line : j.info().split("\r\n")) {
+        int colon = line.indexOf(':');
+        if (colon > 0 && !line.startsWith("#")) {
+          fields.put(line.substring(0, colon), line.substring(colon + 1));
+        }
+      }
+      assertThat(fields).containsEntry("redis_mode", "standalone").containsEntry("role", "master")
+          .containsKeys("redis_version", "connected_clients", "used_memory", "total_commands_processed");
+      assertThat(fields.get("db0")).startsWith("keys=");
+      assertThat(Double.parseDouble(fields.get("kvstore_used_cpu_total"))).isPositive();
+      if (System.getProperty("os.name").startsWith("Linux")) {
+        double user = Double.parseDouble(fields.get("used_cpu_user"));
+        double sys = Double.parseDouble(fields.get("used_cpu_sys"));
+        assertThat(user).as("a server that has run commands has used user CPU").isPositive();
+        assertThat(user + sys).isLessThanOrEqualTo(Double.parseDouble(fields.get("kvstore_used_cpu_total")) + 0.05);
+      }
+      assertThat(j.info("cpu")).startsWith("# Cpu\r\n").doesNotContain("# Server");
+      assertThat(j.info("nosuchsection")).isEmpty();
+    }
+  }
 }

@@ -164,7 +164,7 @@ final class ServerCommands {
         + "total_commands_processed:" + clients.totalCommands() + "\r\n"
         + "rejected_connections:" + clients.rejectedConnections() + "\r\n");
     sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
-    sections.put("cpu", "used_cpu_sys:0.0\r\nused_cpu_user:0.0\r\n");
+    sections.put("cpu", cpuSection());
     sections.put("keyspace", keyspaceSection());
 
     List<String> wanted = new ArrayList<>();
@@ -204,6 +204,19 @@ final class ServerCommands {
         + "kvstore_data_dir:" + settings.dataDir() + "\r\n"
         + "kvstore_default_engine:" + keyspace.defaultEngine() + "\r\n"
         + "kvstore_engines:" + String.join(",", keyspace.store().engines()) + "\r\n";
+  }
+
+  /** Redis's two fields when the platform splits user and system time, and the total always. */
+  private static String cpuSection() {
+    StringBuilder sb = new StringBuilder();
+    ProcessCpuTimes.split().ifPresent(t -> sb
+        .append("used_cpu_sys:").append(String.format(Locale.ROOT, "%.6f", t.systemSeconds())).append("\r\n")
+        .append("used_cpu_user:").append(String.format(Locale.ROOT, "%.6f", t.userSeconds())).append("\r\n"));
+    double total = ProcessCpuTimes.totalSeconds();
+    if (total >= 0) {
+      sb.append("kvstore_used_cpu_total:").append(String.format(Locale.ROOT, "%.6f", total)).append("\r\n");
+    }
+    return sb.toString();
   }
 
   private String runId() {
