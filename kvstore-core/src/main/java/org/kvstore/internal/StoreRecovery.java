@@ -34,6 +34,7 @@ public final class StoreRecovery {
 
   public static Outcome recover(
       FileSystem fs, Path walDir, RecoveryMode mode, StoreCatalog catalog, WritePipeline pipeline) throws IOException {
+    long startNanos = System.nanoTime();
     Map<Long, StoreTable> byId = new HashMap<>();
     long maxPersisted = 0;
     StoreTable aheadTable = null;
@@ -79,7 +80,8 @@ public final class StoreRecovery {
     end = Math.max(end, maxPersisted);
     pipeline.advanceTo(end);
     if (replayed[0] > 0) {
-      LOG.info("replayed {} log records (log end LSN {})", replayed[0], end);
+      LOG.info("replayed {} of the log's {} records into tables in {} ms (log end LSN {})", replayed[0],
+          result.records(), (System.nanoTime() - startNanos) / 1_000_000, end);
     }
     return new Outcome(result, end, replayed[0]);
   }
