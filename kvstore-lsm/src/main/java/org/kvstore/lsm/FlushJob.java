@@ -5,8 +5,9 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
-import org.kvstore.lsm.cursor.InternalCursor;
+import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.key.InternalKey;
+import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.memtable.MemTable;
 import org.kvstore.lsm.sstable.BlockCache;
 import org.kvstore.lsm.sstable.SstableFormat;
@@ -17,7 +18,10 @@ import org.kvstore.lsm.version.FileMetadata;
  * Writes one immutable memtable to a new level-0 SSTable, keeping only the newest entry of each user
  * key (no reader needs older ones: cursors read the memtable object they pinned, never its SSTable),
  * then syncs the file and the directory. The caller logs the manifest edit. With
- * {@code block.cache.fill.on.flush} the data blocks also go into the block cache as they are written.
+ * {@code block.cache.fill.on.flush} the data blocks also go into the block cache as they are written;
+ * with {@code row.cache} and {@code row.cache.fill.on.flush} the rows of the keys that point reads
+ * found in the memtable go into the row cache, under the new file's number (dropped with the file
+ * if the flush fails), so the memtable's read set stays as fast to read after the flush.
  *
  * <p>Thread safety: confined to the flush thread.
  */
@@ -34,10 +38,11 @@ final class FlushJob {
     StorageFile file = fs.open(path, FileSystem.OpenMode.CREATE_NEW);
     boolean ok = false;
     try (SstableWriter w = new SstableWriter(file, opt.blockBytes(), opt.bloomFpRate(), opt.compression());
-        InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM)) {
+        MemTable.MemTableCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM)) {
       if (opt.fillCacheOnFlush()) {
         w.fillCache(cache, fileNum);
       }
+      boolean fillRows = opt.fillRowsOnFlush() && cache.cachesRows();
       byte[] last = null;
       for (c.seekToFirst(); c.isValid(); c.next()) {
         byte[] k = c.userKey();
@@ -46,6 +51,10 @@ final class FlushJob {
         }
         last = k;
         w.add(k, c.seqNum(), c.kind(), c.value());
+        if (fillRows && c.keyRead()) {
+          // The memtable's arrays are never changed, and row cache values are copied on the way out.
+          cache.putRow(fileNum, BloomFormat.hash(k), k, new Lookup(c.seqNum(), c.kind(), c.value()));
+        }
       }
       SstableWriter.Result r = w.finish();
       fs.syncDirectory(dir);

@@ -23,6 +23,7 @@ public record LsmOptions(
     boolean fillCacheOnFlush,
     boolean fillCacheOnCompaction,
     boolean rowCache,
+    boolean fillRowsOnFlush,
     BlockCompression compression,
     int maxOpenFiles,
     int maxImmutableMemtables,
@@ -60,6 +61,12 @@ public record LsmOptions(
           "keep the rows point reads find in SSTables in the block cache's memory beside the blocks "
               + "(RocksDB's row_cache): a hot key read after its memtable was flushed costs one hash "
               + "probe, not an index search, a block probe and a search in the block");
+  public static final PropertySpec<Boolean> ROW_CACHE_FILL_ON_FLUSH =
+      PropertySpec.ofBoolean("row.cache.fill.on.flush", true,
+          "with row.cache, put the rows that point reads found in a memtable into the row cache when "
+              + "that memtable is flushed: a key read while it was in the memtable stays one hash probe "
+              + "away after the flush, where it would otherwise miss until its second read from the "
+              + "SSTable (keys only written are not put there)");
   public static final PropertySpec<BlockCompression> COMPRESSION =
       PropertySpec.ofEnum("compression", BlockCompression.class, BlockCompression.NONE,
           "compression of SSTable data blocks");
@@ -90,7 +97,7 @@ public record LsmOptions(
   public static final List<PropertySpec<?>> PROPERTIES =
       List.of(
           MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, BLOCK_CACHE_FILL_ON_FLUSH,
-          BLOCK_CACHE_FILL_ON_COMPACTION, ROW_CACHE, COMPRESSION, MAX_OPEN_FILES,
+          BLOCK_CACHE_FILL_ON_COMPACTION, ROW_CACHE, ROW_CACHE_FILL_ON_FLUSH, COMPRESSION, MAX_OPEN_FILES,
           MAX_IMMUTABLE_MEMTABLES, LEVEL0_COMPACTION_TRIGGER, LEVEL0_STOP_WRITES_TRIGGER,
           LEVEL_SIZE_RATIO, LEVEL1_MAX_SIZE, TARGET_FILE_SIZE, NUM_LEVELS);
 
@@ -106,7 +113,7 @@ public record LsmOptions(
     return new LsmOptions(
         p.get(MEMTABLE_SIZE), p.get(BLOCK_SIZE).intValue(), p.get(BLOOM_FP_RATE),
         p.get(BLOCK_CACHE_SIZE), p.get(BLOCK_CACHE_FILL_ON_FLUSH),
-        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(ROW_CACHE), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
+        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(ROW_CACHE), p.get(ROW_CACHE_FILL_ON_FLUSH), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
         p.get(MAX_IMMUTABLE_MEMTABLES), p.get(LEVEL0_COMPACTION_TRIGGER),
         p.get(LEVEL0_STOP_WRITES_TRIGGER), p.get(LEVEL_SIZE_RATIO), p.get(LEVEL1_MAX_SIZE),
         p.get(TARGET_FILE_SIZE), p.get(NUM_LEVELS));

@@ -12,6 +12,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.spi.EngineContext;
 import org.kvstore.spi.EngineTable;
@@ -25,8 +27,13 @@ class LsmRowCacheTest {
   @TempDir Path dir;
 
   private static EngineTable open(Path dir, boolean rows) throws Exception {
+    return open(dir, rows, true);
+  }
+
+  private static EngineTable open(Path dir, boolean rows, boolean fillRowsOnFlush) throws Exception {
     Properties p = new Properties();
     p.put("row.cache", Boolean.toString(rows));
+    p.put("row.cache.fill.on.flush", Boolean.toString(fillRowsOnFlush));
     p.put("block.cache.size", "4MiB");
     p.put("level0.compaction.trigger", "2");
     LsmEngine engine = new LsmEngine();
@@ -42,6 +49,44 @@ class LsmRowCacheTest {
   private static void readAll(EngineTable t, TreeMap<Integer, byte[]> model, int keys, long seed) throws Exception {
     for (int i = 0; i < keys; i++) {
       assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
+    }
+  }
+
+  /**
+   * Keys read while in the memtable (values and deletes) are row hits on their first read after
+   * the flush; keys only written are not cached by the flush.
+   */
+  @ParameterizedTest(name = "row.cache.fill.on.flush={0}")
+  @ValueSource(booleans = {true, false})
+  void keysReadInTheMemtable_areRowHitsRightAfterTheFlush(boolean fill) throws Exception {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    int keys = 2_000;
+    TreeMap<Integer, byte[]> model = new TreeMap<>();
+    long lsn = 0;
+    try (EngineTable t = open(dir, true, fill)) {
+      for (int i = 0; i < keys; i++) {
+        if (i % 4 == 2) {
+          t.remove(key(i), ++lsn); // a tombstone (over nothing): read as absent, from the row too
+          continue;
+        }
+        byte[] v = new byte[1 + rnd.nextInt(100)];
+        rnd.nextBytes(v);
+        t.put(key(i), v, ++lsn);
+        model.put(i, v);
+      }
+      for (int i = 0; i < keys; i += 2) { // the even keys: half of them values, half tombstones
+        assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
+      }
+      long hits = t.stats().details().get("row.cache.hits");
+      t.flush();
+      readAll(t, model, keys, seed);
+      Map<String, Long> d = t.stats().details();
+      long expected = fill ? keys / 2 : 0;
+      assertThat(d.get("row.cache.hits") - hits).as("seed %d: %s", seed, d).isEqualTo(expected);
+      byte[] first = t.get(key(0));
+      first[0] ^= 1; // the caller's copy: the cached row stays as it was
+      readAll(t, model, keys, seed);
     }
   }
 

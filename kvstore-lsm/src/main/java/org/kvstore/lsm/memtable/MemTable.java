@@ -100,6 +100,12 @@ public final class MemTable {
     private int count;
     /** {@link #VERSION_OVERHEAD} plus value bytes, summed over the versions linked. Guarded by the monitor. */
     private long bytes;
+    /**
+     * A point read of the newest version found this key ({@link #getLatest}): a flush puts such
+     * rows into the row cache. Written by readers without synchronization (a benign race: a mark
+     * set while the flush passes the key is lost, which only leaves that row out of the cache).
+     */
+    boolean read;
 
     Chain(UserKey key) {
       super(key);
@@ -216,9 +222,20 @@ public final class MemTable {
     return v == null ? null : entry(c, v);
   }
 
-  /** The newest entry of {@code userKey}, or {@code null}: one hash probe. */
+  /**
+   * The newest entry of {@code userKey}, or {@code null}: one hash probe. Marks the key as read
+   * ({@link MemTableCursor#keyRead}).
+   */
   public Map.Entry<InternalKey, byte[]> getLatest(byte[] userKey) {
-    return get(userKey, InternalKey.MAX_SEQ_NUM);
+    Chain c = index.get(new UserKey(userKey));
+    if (c == null) {
+      return null;
+    }
+    if (!c.read) {
+      c.read = true; // once: later reads of the key do not write its cache line
+    }
+    Version v = c.head;
+    return v == null ? null : entry(c, v);
   }
 
   public long approximateBytes() {
@@ -240,7 +257,7 @@ public final class MemTable {
   }
 
   /** A cursor over the entries with sequence numbers at or below {@code snapshotSeq}. */
-  public InternalCursor newCursor(long snapshotSeq) {
+  public MemTableCursor newCursor(long snapshotSeq) {
     return new MemTableCursor(snapshotSeq);
   }
 
@@ -309,8 +326,8 @@ public final class MemTable {
     }
   }
 
-  /** Thread safety: confined. */
-  private final class MemTableCursor implements InternalCursor {
+  /** A cursor over a memtable. Thread safety: confined. */
+  public final class MemTableCursor implements InternalCursor {
     private final long snapshotSeq;
     private Iterator<Chain> it;
     private Chain chain;
@@ -397,6 +414,11 @@ public final class MemTable {
     @Override
     public byte[] value() {
       return current.value;
+    }
+
+    /** Whether a point read found the current key in this memtable ({@link #getLatest}). */
+    public boolean keyRead() {
+      return chain.read;
     }
 
     @Override
