@@ -24,6 +24,7 @@ public record LsmOptions(
     boolean fillCacheOnCompaction,
     boolean rowCache,
     boolean fillRowsOnFlush,
+    boolean fillRowsOnCompaction,
     BlockCompression compression,
     int maxOpenFiles,
     int maxImmutableMemtables,
@@ -67,6 +68,11 @@ public record LsmOptions(
               + "that memtable is flushed: a key read while it was in the memtable stays one hash probe "
               + "away after the flush, where it would otherwise miss until its second read from the "
               + "SSTable (keys only written are not put there)");
+  public static final PropertySpec<Boolean> ROW_CACHE_FILL_ON_COMPACTION =
+      PropertySpec.ofBoolean("row.cache.fill.on.compaction", true,
+          "with row.cache, a compaction caches the output row of every key whose row was cached for "
+              + "one of its input files (whose rows are dropped with them), so hot rows stay hot "
+              + "when their files are rewritten");
   public static final PropertySpec<BlockCompression> COMPRESSION =
       PropertySpec.ofEnum("compression", BlockCompression.class, BlockCompression.NONE,
           "compression of SSTable data blocks");
@@ -97,7 +103,8 @@ public record LsmOptions(
   public static final List<PropertySpec<?>> PROPERTIES =
       List.of(
           MEMTABLE_SIZE, BLOCK_SIZE, BLOOM_FP_RATE, BLOCK_CACHE_SIZE, BLOCK_CACHE_FILL_ON_FLUSH,
-          BLOCK_CACHE_FILL_ON_COMPACTION, ROW_CACHE, ROW_CACHE_FILL_ON_FLUSH, COMPRESSION, MAX_OPEN_FILES,
+          BLOCK_CACHE_FILL_ON_COMPACTION, ROW_CACHE, ROW_CACHE_FILL_ON_FLUSH,
+          ROW_CACHE_FILL_ON_COMPACTION, COMPRESSION, MAX_OPEN_FILES,
           MAX_IMMUTABLE_MEMTABLES, LEVEL0_COMPACTION_TRIGGER, LEVEL0_STOP_WRITES_TRIGGER,
           LEVEL_SIZE_RATIO, LEVEL1_MAX_SIZE, TARGET_FILE_SIZE, NUM_LEVELS);
 
@@ -113,7 +120,8 @@ public record LsmOptions(
     return new LsmOptions(
         p.get(MEMTABLE_SIZE), p.get(BLOCK_SIZE).intValue(), p.get(BLOOM_FP_RATE),
         p.get(BLOCK_CACHE_SIZE), p.get(BLOCK_CACHE_FILL_ON_FLUSH),
-        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(ROW_CACHE), p.get(ROW_CACHE_FILL_ON_FLUSH), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
+        p.get(BLOCK_CACHE_FILL_ON_COMPACTION), p.get(ROW_CACHE), p.get(ROW_CACHE_FILL_ON_FLUSH),
+        p.get(ROW_CACHE_FILL_ON_COMPACTION), p.get(COMPRESSION), p.get(MAX_OPEN_FILES),
         p.get(MAX_IMMUTABLE_MEMTABLES), p.get(LEVEL0_COMPACTION_TRIGGER),
         p.get(LEVEL0_STOP_WRITES_TRIGGER), p.get(LEVEL_SIZE_RATIO), p.get(LEVEL1_MAX_SIZE),
         p.get(TARGET_FILE_SIZE), p.get(NUM_LEVELS));

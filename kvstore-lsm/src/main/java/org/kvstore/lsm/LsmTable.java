@@ -98,11 +98,6 @@ final class LsmTable implements EngineTable {
   private final Path dir;
   private final BlockCache cache;
   private final WriteBufferBudget budget;
-  /**
-   * Active-memtable size at which the next growth is reported to {@link #budget}. Written by
-   * writers without a lock: a lost update only reports a step early or late.
-   */
-  private volatile long nextBudgetReport;
   private final OpenFiles files;
   private VersionSet versions;
   private final StampedLock writeFence = new StampedLock();
@@ -126,7 +121,6 @@ final class LsmTable implements EngineTable {
     this.dir = ctx.directory();
     this.cache = cache;
     this.budget = budget;
-    this.nextBudgetReport = budget.checkStep();
     this.files = new OpenFiles(fs, dir, opt.maxOpenFiles());
   }
 
@@ -205,29 +199,33 @@ final class LsmTable implements EngineTable {
   @Override
   public void put(byte[] key, byte[] value, long lsn) throws IOException {
     makeRoomForWrite();
+    MemTable mem;
     long size;
     long stamp = writeFence.readLock();
     try {
-      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value, snapshots.oldest());
+      mem = sv.mem();
+      size = mem.add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value, snapshots.oldest());
     } finally {
       writeFence.unlockRead(stamp);
     }
     statistics.userBytes.add(key.length + value.length);
-    afterWrite(size);
+    afterWrite(mem, size);
   }
 
   @Override
   public void remove(byte[] key, long lsn) throws IOException {
     makeRoomForWrite();
+    MemTable mem;
     long size;
     long stamp = writeFence.readLock();
     try {
-      size = sv.mem().add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null, snapshots.oldest());
+      mem = sv.mem();
+      size = mem.add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null, snapshots.oldest());
     } finally {
       writeFence.unlockRead(stamp);
     }
     statistics.userBytes.add(key.length);
-    afterWrite(size);
+    afterWrite(mem, size);
   }
 
   @Override
@@ -238,9 +236,10 @@ final class LsmTable implements EngineTable {
     makeRoomForWrite();
     long size = 0;
     long bytes = 0;
+    MemTable mem;
     long stamp = writeFence.readLock();
     try {
-      MemTable mem = sv.mem();
+      mem = sv.mem();
       long oldest = snapshots.oldest();
       long seq = lastSeq.getAndAdd(batch.size()) + 1;
       for (Mutation m : batch) {
@@ -256,14 +255,19 @@ final class LsmTable implements EngineTable {
       writeFence.unlockRead(stamp);
     }
     statistics.userBytes.add(bytes);
-    afterWrite(size);
+    afterWrite(mem, size);
   }
 
-  private void afterWrite(long memBytes) {
+  /**
+   * After a write that left {@code mem} (the memtable it went to, which may no longer be the active
+   * one) at {@code memBytes}: switches a full memtable, or reports a step of growth to the budget.
+   * The report mark is the memtable's own, so a writer that finishes after a switch moves the old
+   * memtable's mark, never the new one's.
+   */
+  private void afterWrite(MemTable mem, long memBytes) {
     if (memBytes >= opt.memtableBytes()) {
       switchMemtable(Switch.IF_FULL);
-    } else if (memBytes >= nextBudgetReport) {
-      nextBudgetReport = memBytes + budget.checkStep();
+    } else if (budget.limitBytes() > 0 && mem.passedReportMark(memBytes, budget.checkStep())) {
       budget.grew();
     }
   }
@@ -400,7 +404,6 @@ final class LsmTable implements EngineTable {
         imms.add(frozen);
         imms.addAll(s.imms());
         installLocked(new MemTable(), List.copyOf(imms));
-        nextBudgetReport = budget.checkStep();
       }
     } finally {
       writeFence.unlockWrite(stamp);

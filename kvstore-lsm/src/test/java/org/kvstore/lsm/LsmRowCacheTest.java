@@ -30,10 +30,11 @@ class LsmRowCacheTest {
     return open(dir, rows, true);
   }
 
-  private static EngineTable open(Path dir, boolean rows, boolean fillRowsOnFlush) throws Exception {
+  private static EngineTable open(Path dir, boolean rows, boolean fill) throws Exception {
     Properties p = new Properties();
     p.put("row.cache", Boolean.toString(rows));
-    p.put("row.cache.fill.on.flush", Boolean.toString(fillRowsOnFlush));
+    p.put("row.cache.fill.on.flush", Boolean.toString(fill));
+    p.put("row.cache.fill.on.compaction", Boolean.toString(fill));
     p.put("block.cache.size", "4MiB");
     p.put("level0.compaction.trigger", "2");
     LsmEngine engine = new LsmEngine();
@@ -86,6 +87,51 @@ class LsmRowCacheTest {
       assertThat(d.get("row.cache.hits") - hits).as("seed %d: %s", seed, d).isEqualTo(expected);
       byte[] first = t.get(key(0));
       first[0] ^= 1; // the caller's copy: the cached row stays as it was
+      readAll(t, model, keys, seed);
+    }
+  }
+
+  /**
+   * Rows cached for a compaction's input files are cached for its outputs: the hot keys stay row
+   * hits across the rewrite, with the newest values; keys never read are not cached.
+   */
+  @ParameterizedTest(name = "row.cache.fill.on.compaction={0}")
+  @ValueSource(booleans = {true, false})
+  void rowsOfCompactedFiles_areCarriedToTheOutputs(boolean fill) throws Exception {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    int keys = 2_000;
+    TreeMap<Integer, byte[]> model = new TreeMap<>();
+    long lsn = 0;
+    try (EngineTable t = open(dir, true, fill)) {
+      for (int round = 0; round < 2; round++) { // two files (the compaction trigger): overlapping ranges
+        for (int i = round; i < keys; i += 1 + round) {
+          byte[] v = new byte[1 + rnd.nextInt(100)];
+          rnd.nextBytes(v);
+          t.put(key(i), v, ++lsn);
+          model.put(i, v);
+        }
+        if (round == 0) {
+          t.flush();
+        }
+      }
+      for (int i = 0; i < keys; i += 3) { // a third of the keys are hot: read from the memtable or file
+        assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
+      }
+      for (int i = 0; i < keys; i += 3) { // and again: rows for the first file's keys are admitted now
+        t.get(key(i));
+      }
+      t.flush();
+      StatsWait.untilLevel0Compacted(t);
+      long hits = t.stats().details().get("row.cache.hits");
+      int hot = 0;
+      for (int i = 0; i < keys; i += 3) {
+        assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
+        hot++;
+      }
+      Map<String, Long> d = t.stats().details();
+      assertThat(d.get("level.0.files")).as("%s", d).isZero();
+      assertThat(d.get("row.cache.hits") - hits).as("seed %d: %s", seed, d).isEqualTo(fill ? hot : 0);
       readAll(t, model, keys, seed);
     }
   }

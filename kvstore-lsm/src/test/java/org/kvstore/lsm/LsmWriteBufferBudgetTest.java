@@ -103,9 +103,13 @@ class LsmWriteBufferBudgetTest {
       WriteBufferBudget b = engine.writeBufferBudget();
       assertThat(b.limitBytes()).isEqualTo(budget);
       long max = writeAllTables(tables, 3L << 20);
-      // Each table reports its growth every step (and may be about two steps past the last
-      // evaluation); a write already past its checks lands too.
-      long slack = 2 * TABLES * b.checkStep() + 4L * (VALUE + ENTRY_OVERHEAD);
+      // Each table reports its growth every step and may be two steps past the last evaluation
+      // that saw it, and it keeps growing while an evaluation sums the other tables: up to three
+      // steps under CPU contention (measured in the full suite on 2 cores: 5.19-5.43 MB, 2.3-2.5
+      // steps per table over the budget). A write already past its checks lands too.
+      long slack = 3 * TABLES * b.checkStep() + 4L * (VALUE + ENTRY_OVERHEAD);
+      System.out.printf("write buffer budget: at most %d memtable bytes at once (budget %d, slack %d)%n",
+          max, budget, slack);
       assertThat(max).as("most memtable bytes at once").isLessThanOrEqualTo(budget + slack);
       long flushes = 0;
       for (LsmTable t : tables) {

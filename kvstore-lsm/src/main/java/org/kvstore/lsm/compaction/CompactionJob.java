@@ -9,9 +9,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.kvstore.io.FileSystem;
 import org.kvstore.lsm.LsmOptions;
+import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.cursor.LevelCursor;
 import org.kvstore.lsm.cursor.MergingCursor;
+import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.key.ValueKind;
 import org.kvstore.lsm.sstable.BlockCache;
 import org.kvstore.lsm.sstable.OpenFiles;
@@ -40,7 +42,9 @@ import org.kvstore.lsm.version.VersionEdit;
  * <p>With {@code block.cache.fill.on.compaction} the outputs' data blocks go into the block cache
  * as they are written, up to as many bytes as the input files have there when the job starts: a
  * working set that was cached stays cached when its files are rewritten (the inputs' blocks are
- * dropped once the edit is installed), and a job over cold files puts nothing in.
+ * dropped once the edit is installed), and a job over cold files puts nothing in. With
+ * {@code row.cache} and {@code row.cache.fill.on.compaction} a key whose row is cached for one of
+ * the input files gets its output entry's row cached for the output file, so hot rows stay hot.
  *
  * <p>Thread safety: confined to the compaction thread.
  */
@@ -57,6 +61,8 @@ public final class CompactionJob {
   private long bytesWritten;
   /** Bytes the outputs may still put into the block cache. */
   private long cacheFillBudget;
+  /** The input files whose cached rows are carried over to the outputs, or {@code null}. */
+  private List<FileMetadata> rowSources;
 
   public CompactionJob(
       Compaction c, FileSystem fs, Path dir, LsmOptions opt, OpenFiles files, BlockCache cache,
@@ -97,17 +103,22 @@ public final class CompactionJob {
       edit.addFile(c.outputLevel(), c.inputs().get(0));
       return edit;
     }
-    if (opt.fillCacheOnCompaction()) {
-      // One pass over the (possibly large, shared) cache for all input files.
-      long[] nums = new long[c.inputs().size() + c.overlaps().size()];
-      int n = 0;
-      for (FileMetadata f : c.inputs()) {
-        nums[n++] = f.fileNum();
+    long[] nums = new long[c.inputs().size() + c.overlaps().size()];
+    int at = 0;
+    for (FileMetadata f : c.inputs()) {
+      nums[at++] = f.fileNum();
+    }
+    for (FileMetadata f : c.overlaps()) {
+      nums[at++] = f.fileNum();
+    }
+    boolean fillRows = opt.fillRowsOnCompaction() && cache.cachesRows();
+    if (opt.fillCacheOnCompaction() || fillRows) {
+      long cached = cache.cachedBytes(nums); // one pass over the (possibly large, shared) cache
+      cacheFillBudget = opt.fillCacheOnCompaction() ? cached : 0;
+      if (fillRows && cached > 0) { // inputs with nothing cached have no rows to carry
+        rowSources = new ArrayList<>(c.inputs());
+        rowSources.addAll(c.overlaps());
       }
-      for (FileMetadata f : c.overlaps()) {
-        nums[n++] = f.fileNum();
-      }
-      cacheFillBudget = cache.cachedBytes(nums);
     }
     List<InternalCursor> children = new ArrayList<>();
     if (c.level() == 0) {
@@ -141,6 +152,9 @@ public final class CompactionJob {
           out = new Output(newFileNum.getAsLong());
         }
         out.writer.add(k, m.seqNum(), m.kind(), m.value());
+        if (rowSources != null) {
+          carryRow(out.fileNum, k, m);
+        }
         if (out.writer.estimatedFileSize() >= opt.targetFileBytes()) {
           finish(out);
           out = null;
@@ -183,6 +197,21 @@ public final class CompactionJob {
 
   public List<FileMetadata> outputs() {
     return outputs;
+  }
+
+  /**
+   * Caches the row of {@code k} (the merge's current entry, the key's newest) for output file
+   * {@code fileNum} when an input file has a row of it cached. {@code k} is the cursor's own array,
+   * never changed; the value is copied.
+   */
+  private void carryRow(long fileNum, byte[] k, MergingCursor m) throws IOException {
+    long hash = BloomFormat.hash(k);
+    for (FileMetadata source : rowSources) {
+      if (source.covers(k) && cache.hasRow(source.fileNum(), hash, k)) {
+        cache.putRow(fileNum, hash, k, new Lookup(m.seqNum(), m.kind(), m.value().clone()));
+        return;
+      }
+    }
   }
 
   private boolean isBottomFor(byte[] userKey) {

@@ -68,6 +68,8 @@ public final class MemTable {
   /** Striped: every add updates them, and they are read only at a flush or for statistics. */
   private final LongAdder versions = new LongAdder();
   private final LongAccumulator maxSeqNum = new LongAccumulator(Math::max, 0);
+  /** The size at which this memtable's next growth step is reported ({@link #passedReportMark}). */
+  private final AtomicLong reportMark = new AtomicLong();
 
   /** One version of a key. Immutable but for {@code next}, which is set before it is linked in. */
   private static final class Version {
@@ -236,6 +238,16 @@ public final class MemTable {
     }
     Version v = c.head;
     return v == null ? null : entry(c, v);
+  }
+
+  /**
+   * Whether {@code bytes}, this memtable's size after a write, reached the report mark; the one
+   * caller that moves the mark to {@code bytes + step} gets {@code true}. The mark starts at 0, so
+   * the first write to a memtable reports. Thread-safe (compare-and-set).
+   */
+  public boolean passedReportMark(long bytes, long step) {
+    long mark = reportMark.get();
+    return bytes >= mark && reportMark.compareAndSet(mark, bytes + step);
   }
 
   public long approximateBytes() {

@@ -60,6 +60,11 @@ public final class BlockCache {
     return r;
   }
 
+  /** Whether the row of {@code userKey} in file {@code fileNum} is cached; counts nothing. */
+  public boolean hasRow(long fileNum, long keyHash, byte[] userKey) {
+    return shared.getRow(this, fileNum, keyHash, userKey) != null;
+  }
+
   /**
    * Whether a row just found in file {@code fileNum} should be put in the cache: the same admission
    * as a block's ({@link SharedBlockCache#admit}), by the row's key hash.

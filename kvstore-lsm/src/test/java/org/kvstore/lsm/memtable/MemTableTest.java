@@ -316,4 +316,39 @@ class MemTableTest {
     assertThat(mem.approximateBytes())
         .isEqualTo(MemTable.KEY_OVERHEAD + 3 + MemTable.VERSION_OVERHEAD + b("v80000").length);
   }
+
+  @Test
+  void reportMark_firstWriteReports_thenOneCallerPerStep_evenWhenSizesArriveOutOfOrder() throws Exception {
+    MemTable m = new MemTable();
+    assertThat(m.passedReportMark(10, 100)).as("the first write reports").isTrue();
+    assertThat(m.passedReportMark(60, 100)).isFalse();
+    assertThat(m.passedReportMark(110, 100)).as("a step past the last report").isTrue();
+    assertThat(m.passedReportMark(150, 100)).isFalse();
+    assertThat(m.passedReportMark(209, 100)).isFalse();
+    assertThat(m.passedReportMark(210, 100)).isTrue();
+    // A stale, smaller size from a slow writer neither reports nor moves the mark back.
+    assertThat(m.passedReportMark(120, 100)).isFalse();
+    assertThat(m.passedReportMark(310, 100)).isTrue();
+    // Another memtable (the one after a switch) has a mark of its own, whatever this one's is.
+    MemTable next = new MemTable();
+    assertThat(next.passedReportMark(5, 100)).isTrue();
+
+    // Racing writers at the same size: exactly one reports.
+    MemTable raced = new MemTable();
+    raced.passedReportMark(0, 1_000);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Boolean>> calls = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        calls.add(pool.submit(() -> raced.passedReportMark(1_000, 1_000)));
+      }
+      int reported = 0;
+      for (Future<Boolean> f : calls) {
+        reported += f.get(10, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      assertThat(reported).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
