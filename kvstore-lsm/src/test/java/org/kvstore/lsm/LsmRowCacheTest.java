@@ -47,6 +47,13 @@ class LsmRowCacheTest {
     return String.format("key%05d", i).getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A random value of 1 to 100 bytes. */
+  private static byte[] value(Random rnd) {
+    byte[] v = new byte[1 + rnd.nextInt(100)];
+    rnd.nextBytes(v);
+    return v;
+  }
+
   private static void readAll(EngineTable t, TreeMap<Integer, byte[]> model, int keys, long seed) throws Exception {
     for (int i = 0; i < keys; i++) {
       assertThat(t.get(key(i))).as("seed %d, key %d", seed, i).isEqualTo(model.get(i));
@@ -71,8 +78,7 @@ class LsmRowCacheTest {
           t.remove(key(i), ++lsn); // a tombstone (over nothing): read as absent, from the row too
           continue;
         }
-        byte[] v = new byte[1 + rnd.nextInt(100)];
-        rnd.nextBytes(v);
+        byte[] v = value(rnd);
         t.put(key(i), v, ++lsn);
         model.put(i, v);
       }
@@ -106,8 +112,7 @@ class LsmRowCacheTest {
     try (EngineTable t = open(dir, true, fill)) {
       for (int round = 0; round < 2; round++) { // two files (the compaction trigger): overlapping ranges
         for (int i = round; i < keys; i += 1 + round) {
-          byte[] v = new byte[1 + rnd.nextInt(100)];
-          rnd.nextBytes(v);
+          byte[] v = value(rnd);
           t.put(key(i), v, ++lsn);
           model.put(i, v);
         }
@@ -145,8 +150,7 @@ class LsmRowCacheTest {
     long lsn = 0;
     try (EngineTable t = open(dir, true)) {
       for (int i = 0; i < keys; i++) {
-        byte[] v = new byte[1 + rnd.nextInt(100)];
-        rnd.nextBytes(v);
+        byte[] v = value(rnd);
         t.put(key(i), v, ++lsn);
         model.put(i, v);
       }
@@ -161,8 +165,7 @@ class LsmRowCacheTest {
       for (int i = 0; i < keys; i++) {
         int r = rnd.nextInt(3);
         if (r == 0) {
-          byte[] v = new byte[1 + rnd.nextInt(100)];
-          rnd.nextBytes(v);
+          byte[] v = value(rnd);
           t.put(key(i), v, ++lsn);
           model.put(i, v);
         } else if (r == 1) {
