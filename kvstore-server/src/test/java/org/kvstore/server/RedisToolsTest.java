@@ -109,6 +109,24 @@ class RedisToolsTest {
     assertThat(cli(null, "--scan", "--pattern", "p*").out().lines().sorted().toList()).containsExactly("p1", "p2");
   }
 
+  /** {@code redis-cli --stat} reads INFO fields by name and prints LONG_MIN for a missing one. */
+  @Test
+  void statMode_printsEveryColumn() throws Exception {
+    assumeInstalled("redis-cli");
+    assumeInstalled("timeout");
+    assumeInstalled("stdbuf");
+    cli(null, "SET", "stat:key", "v");
+    // --stat runs until interrupted; stdbuf keeps its lines from dying in the stdio buffer
+    Result r = run(null, "timeout", "1.5", "stdbuf", "-o0", "redis-cli", "-p", port, "--stat", "-i", "0.1");
+    List<String> lines = r.out().lines().toList();
+    assertThat(lines).as("%s", r).hasSizeGreaterThan(2);
+    assertThat(lines.get(1)).startsWith("keys").contains("blocked");
+    String[] first = lines.get(2).trim().split("\\s+");
+    assertThat(Long.parseLong(first[0])).as("keys in %s", lines.get(2)).isPositive();
+    assertThat(first[3]).as("blocked clients in %s", lines.get(2)).isEqualTo("0");
+    assertThat(r.out()).doesNotContain("-9223372036854775808").doesNotContain("SAVE").doesNotContain("AOF");
+  }
+
   static Result benchmark(String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("redis-benchmark", "-p", port, "-q"));
     cmd.addAll(List.of(args));

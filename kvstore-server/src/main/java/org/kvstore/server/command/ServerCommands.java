@@ -150,6 +150,7 @@ final class ServerCommands {
     Map<String, String> sections = new LinkedHashMap<>();
     sections.put("server", serverSection());
     sections.put("clients", "connected_clients:" + clients.connected() + "\r\n"
+        + "blocked_clients:0\r\n" // no blocking commands; redis-cli --stat shows the field
         + "maxclients:" + settings.maxClients() + "\r\n"
         + "rejected_connections:" + clients.rejectedConnections() + "\r\n");
     Runtime rt = Runtime.getRuntime();
@@ -157,7 +158,10 @@ final class ServerCommands {
     sections.put("memory", "used_memory:" + used + "\r\n" + "used_memory_human:" + (used >> 20) + "M\r\n"
         + "maxmemory:" + rt.maxMemory() + "\r\n" + "maxmemory_policy:noeviction\r\n");
     Durability d = settings.durability();
+    // No child processes: the log is written and checkpointed in place, never rewritten by a fork.
     sections.put("persistence", "loading:0\r\n"
+        + "rdb_bgsave_in_progress:0\r\n"
+        + "aof_rewrite_in_progress:0\r\n"
         + "aof_enabled:" + (d == Durability.NONE ? 0 : 1) + "\r\n"
         + "kvstore_durability:" + d.name().toLowerCase(Locale.ROOT) + "\r\n");
     sections.put("stats", "total_connections_received:" + clients.totalConnections() + "\r\n"
