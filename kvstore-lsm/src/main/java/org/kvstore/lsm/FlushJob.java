@@ -50,10 +50,11 @@ final class FlushJob {
           continue;
         }
         last = k;
-        w.add(k, c.seqNum(), c.kind(), c.value());
+        long hash = BloomFormat.hash(k);
+        w.add(k, hash, c.seqNum(), c.kind(), c.value());
         if (fillRows && c.keyRead()) {
           // The memtable's arrays are never changed, and row cache values are copied on the way out.
-          cache.putRow(fileNum, BloomFormat.hash(k), k, new Lookup(c.seqNum(), c.kind(), c.value()));
+          cache.putRow(fileNum, hash, k, new Lookup(c.seqNum(), c.kind(), c.value()));
         }
       }
       SstableWriter.Result r = w.finish();

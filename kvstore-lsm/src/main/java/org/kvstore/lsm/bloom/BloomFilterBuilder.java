@@ -22,10 +22,15 @@ public final class BloomFilterBuilder {
   }
 
   public void add(byte[] userKey) {
+    addHash(BloomFormat.hash(userKey));
+  }
+
+  /** Adds a key by its {@link BloomFormat#hash}, for a caller that needs the hash itself too. */
+  public void addHash(long keyHash) {
     if (count == hashes.length) {
       hashes = Arrays.copyOf(hashes, count * 2);
     }
-    hashes[count++] = BloomFormat.hash(userKey);
+    hashes[count++] = keyHash;
   }
 
   public int keyCount() {

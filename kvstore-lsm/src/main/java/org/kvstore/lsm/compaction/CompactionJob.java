@@ -151,9 +151,13 @@ public final class CompactionJob {
         if (out == null) {
           out = new Output(newFileNum.getAsLong());
         }
-        out.writer.add(k, m.seqNum(), m.kind(), m.value());
-        if (rowSources != null) {
-          carryRow(out.fileNum, k, m);
+        if (rowSources == null) {
+          out.writer.add(k, m.seqNum(), m.kind(), m.value());
+        } else {
+          long hash = BloomFormat.hash(k);
+          byte[] v = m.value(); // the cursor's own copy, which the writer does not keep
+          out.writer.add(k, hash, m.seqNum(), m.kind(), v);
+          carryRow(out.fileNum, k, hash, m.seqNum(), m.kind(), v);
         }
         if (out.writer.estimatedFileSize() >= opt.targetFileBytes()) {
           finish(out);
@@ -201,14 +205,13 @@ public final class CompactionJob {
 
   /**
    * Caches the row of {@code k} (the merge's current entry, the key's newest) for output file
-   * {@code fileNum} when an input file has a row of it cached. {@code k} is the cursor's own array,
-   * never changed; the value is copied.
+   * {@code fileNum} when an input file has a row of it cached. {@code k} and {@code value} are
+   * arrays the cursor made for this entry and nobody changes; they are handed to the cache.
    */
-  private void carryRow(long fileNum, byte[] k, MergingCursor m) throws IOException {
-    long hash = BloomFormat.hash(k);
+  private void carryRow(long fileNum, byte[] k, long hash, long seqNum, ValueKind kind, byte[] value) {
     for (FileMetadata source : rowSources) {
       if (source.covers(k) && cache.hasRow(source.fileNum(), hash, k)) {
-        cache.putRow(fileNum, hash, k, new Lookup(m.seqNum(), m.kind(), m.value().clone()));
+        cache.putRow(fileNum, hash, k, new Lookup(seqNum, kind, value));
         return;
       }
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import org.kvstore.io.StorageFile;
 import org.kvstore.lsm.bloom.BloomFilterBuilder;
+import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.ValueKind;
 
@@ -71,6 +72,14 @@ public final class SstableWriter implements AutoCloseable {
 
   /** Adds an entry. REQUIRES: {@code (userKey, seqNum)} sorts after every entry added before. */
   public void add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) throws IOException {
+    add(userKey, BloomFormat.hash(userKey), seqNum, kind, value);
+  }
+
+  /**
+   * As {@link #add(byte[], long, ValueKind, byte[])} with the key's {@link BloomFormat#hash}
+   * computed by the caller, which needs it too (for the row cache).
+   */
+  public void add(byte[] userKey, long keyHash, long seqNum, ValueKind kind, byte[] value) throws IOException {
     int keyLen = userKey.length + InternalKey.TRAILER_BYTES;
     if (keyBuf.length < keyLen) {
       keyBuf = new byte[Math.max(keyLen, keyBuf.length * 2)];
@@ -84,7 +93,7 @@ public final class SstableWriter implements AutoCloseable {
     smallestSeq = Math.min(smallestSeq, seqNum);
     largestSeq = Math.max(largestSeq, seqNum);
     if (lastUserKey == null || !Arrays.equals(lastUserKey, userKey)) {
-      bloom.add(userKey);
+      bloom.addHash(keyHash);
       lastUserKey = userKey;
     }
     byte[] v = kind == ValueKind.DELETE ? new byte[0] : value;
