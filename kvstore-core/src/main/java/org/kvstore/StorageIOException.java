@@ -1,6 +1,12 @@
 package org.kvstore;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 
 /**
@@ -28,8 +34,35 @@ public class StorageIOException extends KVStoreException {
     return path;
   }
 
-  private static String describe(IOException e) {
+  /**
+   * What went wrong. A {@link FileSystemException}'s message is often the bare file name (a
+   * missing file says only its path), so those are described as what happened, then the file.
+   */
+  static String describe(IOException e) {
+    if (e instanceof FileSystemException f) {
+      String what = f.getReason() != null ? f.getReason() : kindOf(f);
+      return what + ": " + f.getFile() + (f.getOtherFile() != null ? " (and " + f.getOtherFile() + ")" : "");
+    }
     String m = e.getMessage();
     return m == null ? e.getClass().getSimpleName() : m;
+  }
+
+  private static String kindOf(FileSystemException f) {
+    if (f instanceof NoSuchFileException) {
+      return "no such file";
+    }
+    if (f instanceof AccessDeniedException) {
+      return "access denied";
+    }
+    if (f instanceof FileAlreadyExistsException) {
+      return "file already exists";
+    }
+    if (f instanceof NotDirectoryException) {
+      return "not a directory";
+    }
+    if (f instanceof DirectoryNotEmptyException) {
+      return "directory not empty";
+    }
+    return f.getClass().getSimpleName();
   }
 }
