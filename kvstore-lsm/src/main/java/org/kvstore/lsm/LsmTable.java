@@ -272,8 +272,12 @@ final class LsmTable implements EngineTable {
     }
   }
 
-  /** Bytes of the memtables at one moment: the active one, and the ones waiting for their flush. */
-  record MemtableBytes(long active, long immutable) {
+  /**
+   * Bytes of the memtables at one moment: the active one, and the ones waiting for their flush.
+   * {@code view} is the super version they were read from: memory is freed only by installing a
+   * new one, so while a table's view stays the same its memtables only grow.
+   */
+  record MemtableBytes(long active, long immutable, Object view) {
     long total() {
       return active + immutable;
     }
@@ -286,7 +290,7 @@ final class LsmTable implements EngineTable {
     for (FrozenMemTable f : s.imms()) {
       imm += f.mem().approximateBytes();
     }
-    return new MemtableBytes(s.mem().approximateBytes(), imm);
+    return new MemtableBytes(s.mem().approximateBytes(), imm, s);
   }
 
   /** Whether {@link Switch#IF_SLOT_FREE} would switch the memtable now. */

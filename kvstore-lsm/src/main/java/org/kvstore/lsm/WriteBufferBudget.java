@@ -20,8 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Tables report growth every {@link #checkStep()} bytes of their active memtable (the report mark
  * is the memtable's own, so a write that lands in a memtable just switched out cannot push the new
- * one's mark up), so the accounting lags by about two steps per table, up to three when the
- * evaluating thread is slow to run (see {@link #evaluate}). A table whose background work failed is left out:
+ * one's mark up), so the accounting lags by at most about two steps per table (see {@link #evaluate}). A table whose background work failed is left out:
  * its memtables are never flushed, and its own writes fail anyway.
  *
  * <p>Thread safety: thread-safe. The table set is a concurrent set; evaluations are serialized on
@@ -105,9 +104,8 @@ final class WriteBufferBudget {
    * Sums the memtables, sets {@link #full}, and switches memtables early as the rules say. A writer
    * that reports a step waits here for any evaluation in progress (which may be switching a
    * memtable) and then makes its own, and the table's other writers reach its next report point
-   * and wait too: a table grows about two steps past the last evaluation that saw it (up to three
-   * if it keeps growing while a slow evaluation sums the other tables), so the memtables exceed the
-   * budget by at most that per table. Called without any table's locks
+   * and wait too: a table grows at most about two steps past the last evaluation that saw it, so
+   * the memtables exceed the budget by at most that per table. Called without any table's locks
    * held; takes a table's fence only through {@link LsmTable#switchMemtable}.
    */
   private synchronized void evaluate() {
