@@ -25,8 +25,18 @@ public interface Table {
   /** Puts {@code value} under {@code key}, replacing any previous value. */
   void put(byte[] key, byte[] value);
 
-  /** The value under {@code key}, or {@code null} when absent. */
+  /** The value under {@code key}, or {@code null} when absent. The caller owns the returned array. */
   byte[] get(byte[] key);
+
+  /**
+   * The value under {@code key}, or {@code null} when absent, as {@link #get(byte[])}, but possibly
+   * the store's own array rather than a copy: the caller must not modify it (the store, its caches
+   * and other readers would see the change). For callers that only read the value or copy it out,
+   * such as a server writing it into a reply: it saves allocating and copying the value per read.
+   */
+  default byte[] getReadOnly(byte[] key) {
+    return get(key);
+  }
 
   /** Removes {@code key}; returns whether it was present. */
   boolean remove(byte[] key);

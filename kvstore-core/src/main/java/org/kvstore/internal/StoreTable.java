@@ -184,6 +184,19 @@ public final class StoreTable implements Table {
   }
 
   @Override
+  public byte[] getReadOnly(byte[] key) {
+    checkKey(key);
+    enter();
+    try {
+      return engine.getReadOnly(key);
+    } catch (IOException e) {
+      throw io("get", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
   public boolean remove(byte[] key) {
     checkKey(key);
     boolean[] existed = {false};

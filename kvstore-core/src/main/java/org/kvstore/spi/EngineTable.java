@@ -34,6 +34,15 @@ public interface EngineTable extends AutoCloseable {
   /** The value under {@code key}, or {@code null}. The caller owns the returned array. */
   byte[] get(byte[] key) throws IOException;
 
+  /**
+   * The value under {@code key}, or {@code null}; may be the engine's own array, which the caller
+   * must not modify ({@link org.kvstore.Table#getReadOnly}). Engines that keep values in arrays they
+   * never change hand those out instead of a copy.
+   */
+  default byte[] getReadOnly(byte[] key) throws IOException {
+    return get(key);
+  }
+
   /** Puts {@code value} under {@code key}, logged at {@code lsn} (0 for a table without a log). */
   void put(byte[] key, byte[] value, long lsn) throws IOException;
 

@@ -508,10 +508,20 @@ final class LsmTable implements EngineTable {
    */
   @Override
   public byte[] get(byte[] key) throws IOException {
+    byte[] v = getReadOnly(key);
+    return v == null ? null : v.clone();
+  }
+
+  /**
+   * The value without a copy: the memtable's array (kept as written, never changed) or the row
+   * cache's (the same); a value read from a block is a fresh array anyway.
+   */
+  @Override
+  public byte[] getReadOnly(byte[] key) throws IOException {
     SuperVersion seen = sv;
     Map.Entry<InternalKey, byte[]> hit = memTableLookup(seen, key);
     if (hit != null) {
-      return hit.getKey().kind() == ValueKind.PUT ? hit.getValue().clone() : null;
+      return hit.getKey().kind() == ValueKind.PUT ? hit.getValue() : null;
     }
     ReadPins.Slot slot = pins.enter();
     Version v = null;
@@ -522,7 +532,7 @@ final class LsmTable implements EngineTable {
       }
       Map.Entry<InternalKey, byte[]> e = s == seen ? null : memTableLookup(s, key);
       if (e != null) {
-        return e.getKey().kind() == ValueKind.PUT ? e.getValue().clone() : null;
+        return e.getKey().kind() == ValueKind.PUT ? e.getValue() : null;
       }
       long hash = BloomFormat.hash(key);
       for (FileMetadata f : v.files(0)) {

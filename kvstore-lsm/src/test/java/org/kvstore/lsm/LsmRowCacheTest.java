@@ -204,6 +204,31 @@ class LsmRowCacheTest {
     }
   }
 
+  /** getReadOnly hands out the memtable's and the row cache's arrays as they are: no copy per read. */
+  @Test
+  void getReadOnly_returnsTheStoredArray_fromMemtableAndRows() throws Exception {
+    try (EngineTable t = open(dir, true)) {
+      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 1);
+      byte[] fromMemtable = t.getReadOnly(key(1));
+      assertThat(fromMemtable).asString(StandardCharsets.UTF_8).isEqualTo("one");
+      assertThat(t.getReadOnly(key(1))).isSameAs(fromMemtable);
+      assertThat(t.get(key(1))).isNotSameAs(fromMemtable).isEqualTo(fromMemtable);
+      t.flush();
+      byte[] fromRow = t.getReadOnly(key(1)); // the flush cached the row: the memtable read marked it
+      assertThat(fromRow).asString(StandardCharsets.UTF_8).isEqualTo("one");
+      assertThat(t.getReadOnly(key(1))).isSameAs(fromRow);
+      assertThat(t.get(key(1))).isNotSameAs(fromRow).isEqualTo(fromRow);
+      assertThat(t.getReadOnly(key(2))).isNull();
+      assertThat(t.stats().details().get("row.cache.hits")).isEqualTo(3);
+      t.put(key(3), "three".getBytes(StandardCharsets.UTF_8), 2);
+      t.flush(); // key 3 never read: its first read comes from a block and admits the row
+      assertThat(t.getReadOnly(key(3))).asString(StandardCharsets.UTF_8).isEqualTo("three");
+      byte[] three = t.getReadOnly(key(3));
+      assertThat(t.getReadOnly(key(3))).isSameAs(three);
+      assertThat(t.stats().details().get("row.cache.hits")).isEqualTo(5);
+    }
+  }
+
   @Test
   void rowCacheOff_keepsNoRows() throws Exception {
     try (EngineTable t = open(dir, false)) {

@@ -27,6 +27,12 @@ final class MemoryTable implements EngineTable {
     return v == null ? null : v.clone();
   }
 
+  /** The map's own array: values are put as copies and never changed in place. */
+  @Override
+  public byte[] getReadOnly(byte[] key) {
+    return map.get(key);
+  }
+
   @Override
   public void put(byte[] key, byte[] value, long lsn) {
     byte[] previous = map.put(key, value);

@@ -245,7 +245,7 @@ public final class SstableReader {
 
   /**
    * The newest entry of {@code userKey} at or below {@code snapshotSeq}, or {@code null}. Checks the
-   * bloom filter before reading any block.
+   * bloom filter before reading any block. The value may be the row cache's own array: read-only.
    */
   public Lookup get(byte[] userKey, long snapshotSeq) throws IOException {
     return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq);
@@ -254,20 +254,20 @@ public final class SstableReader {
   /**
    * As {@link #get(byte[], long)} with the key's precomputed bloom hash. A read of the newest
    * entry ({@code snapshotSeq} {@link InternalKey#MAX_SEQ_NUM}) looks in the row cache first (when
-   * the table keeps rows) and offers what it finds to it; the returned value is the caller's own.
+   * the table keeps rows) and offers what it finds to it. The returned value may be the row cache's
+   * own array: the caller must not modify it (a caller that hands it out copies it).
    */
   public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq) throws IOException {
     boolean rows = snapshotSeq == InternalKey.MAX_SEQ_NUM && cache.cachesRows();
     if (rows) {
       Lookup r = cache.getRow(fileNum, bloomHash, userKey);
       if (r != null) {
-        return new Lookup(r.seqNum(), r.kind(), r.value().clone());
+        return r;
       }
     }
     Lookup found = find(userKey, bloomHash, snapshotSeq);
     if (rows && found != null && cache.admitRow(fileNum, bloomHash)) {
       cache.putRow(fileNum, bloomHash, userKey.clone(), found);
-      return new Lookup(found.seqNum(), found.kind(), found.value().clone());
     }
     return found;
   }

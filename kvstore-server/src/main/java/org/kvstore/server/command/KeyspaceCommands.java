@@ -43,7 +43,7 @@ final class KeyspaceCommands {
             .handler(this::scan),
         command("type", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("keyspace", "Determines the type of value stored at a key.")
             .handler((s, r) -> new RespMessage.SimpleString(
-                s.table(keyspace).get(r.arg(1)) == null ? "none" : "string")),
+                s.table(keyspace).getReadOnly(r.arg(1)) == null ? "none" : "string")),
         command("rename", 3).flags(WRITE).keys(1, 2, 1).doc("keyspace", "Renames a key and overwrites the destination.")
             .handler(this::rename),
         command("randomkey", 1).flags(READONLY | SLOW).doc("keyspace", "Returns a random key name from the table.")

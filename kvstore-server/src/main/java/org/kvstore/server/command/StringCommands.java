@@ -41,7 +41,7 @@ final class StringCommands {
   List<CommandSpec> specs() {
     return List.of(
         command("get", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the string value of a key.")
-            .handler((s, r) -> RespMessage.bulkOrNull(t(s).get(r.arg(1)))),
+            .handler((s, r) -> RespMessage.bulkOrNull(t(s).getReadOnly(r.arg(1)))),
         command("set", -3).flags(WRITE).keys(1, 1, 1).doc("string", "Sets the string value of a key.")
             .handler(this::set),
         command("setnx", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Sets the value of a key only when it does not exist.")
@@ -83,7 +83,7 @@ final class StringCommands {
               Table t = t(s);
               long n = 0;
               for (int i = 1; i < r.size(); i++) {
-                if (t.get(r.arg(i)) != null) {
+                if (t.getReadOnly(r.arg(i)) != null) {
                   n++;
                 }
               }
@@ -94,7 +94,7 @@ final class StringCommands {
               Table t = t(s);
               List<RespMessage> out = new ArrayList<>(r.size() - 1);
               for (int i = 1; i < r.size(); i++) {
-                out.add(RespMessage.bulkOrNull(t.get(r.arg(i))));
+                out.add(RespMessage.bulkOrNull(t.getReadOnly(r.arg(i))));
               }
               return new RespMessage.ArrayReply(out);
             }),
@@ -128,7 +128,7 @@ final class StringCommands {
             .handler(this::append),
         command("strlen", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the length of a string value.")
             .handler((s, r) -> {
-              byte[] v = t(s).get(r.arg(1));
+              byte[] v = t(s).getReadOnly(r.arg(1));
               return RespMessage.integer(v == null ? 0 : v.length);
             }),
         command("getrange", 4).flags(READONLY).keys(1, 1, 1).doc("string", "Returns a substring of the string value.")
@@ -316,7 +316,7 @@ final class StringCommands {
   private RespMessage getrange(ClientSession s, RespRequest r) {
     long start = RedisNumbers.parseLong(r.arg(2));
     long end = RedisNumbers.parseLong(r.arg(3));
-    byte[] v = t(s).get(r.arg(1));
+    byte[] v = t(s).getReadOnly(r.arg(1));
     if (v == null || v.length == 0) {
       return RespMessage.EMPTY_BULK;
     }
