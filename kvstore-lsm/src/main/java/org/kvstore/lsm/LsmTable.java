@@ -488,11 +488,11 @@ final class LsmTable implements EngineTable {
    * The newest entry of {@code key} in the memtables of {@code s}, newest memtable first, or
    * {@code null}. Memtables need no pin: they are plain heap objects.
    */
-  private static Map.Entry<InternalKey, byte[]> memTableLookup(SuperVersion s, byte[] key) {
-    Map.Entry<InternalKey, byte[]> e = s.mem().getLatest(key);
+  private static byte[] memTableLookup(SuperVersion s, byte[] key) {
+    byte[] e = s.mem().latestValue(key);
     if (e == null) {
       for (FrozenMemTable imm : s.imms()) {
-        e = imm.mem().getLatest(key);
+        e = imm.mem().latestValue(key);
         if (e != null) {
           break;
         }
@@ -519,9 +519,9 @@ final class LsmTable implements EngineTable {
   @Override
   public byte[] getReadOnly(byte[] key) throws IOException {
     SuperVersion seen = sv;
-    Map.Entry<InternalKey, byte[]> hit = memTableLookup(seen, key);
+    byte[] hit = memTableLookup(seen, key);
     if (hit != null) {
-      return hit.getKey().kind() == ValueKind.PUT ? hit.getValue() : null;
+      return hit == MemTable.DELETED ? null : hit;
     }
     ReadPins.Slot slot = pins.enter();
     Version v = null;
@@ -530,9 +530,9 @@ final class LsmTable implements EngineTable {
       while ((v = pins.pin(slot, s.version())) == null) {
         s = sv; // that version was just replaced
       }
-      Map.Entry<InternalKey, byte[]> e = s == seen ? null : memTableLookup(s, key);
+      byte[] e = s == seen ? null : memTableLookup(s, key);
       if (e != null) {
-        return e.getKey().kind() == ValueKind.PUT ? e.getValue() : null;
+        return e == MemTable.DELETED ? null : e;
       }
       long hash = BloomFormat.hash(key);
       for (FileMetadata f : v.files(0)) {

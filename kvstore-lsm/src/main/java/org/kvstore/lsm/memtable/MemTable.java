@@ -28,7 +28,7 @@ import org.kvstore.lsm.sstable.VarInts;
  * A write of a key the memtable already holds (the common case of counters, sessions, caches:
  * Redis-style overwrites) is one hash probe and a link at the head of its chain, not a skip-list
  * insert (about twenty key comparisons, each a likely cache miss, at a few hundred thousand keys);
- * a point read of the newest version ({@link #getLatest}) is one hash probe. Cursors walk the skip
+ * a point read of the newest version ({@link #latestValue}) is one hash probe. Cursors walk the skip
  * list and, per key, the versions at or below their snapshot, which is exactly the internal-key
  * order (user key ascending, sequence number descending) that SSTables use.
  *
@@ -68,7 +68,11 @@ public final class MemTable {
   public static final int VERSION_OVERHEAD = 48;
   /** An {@code oldestSnapshot} below every sequence number: keeps every version. */
   public static final long KEEP_ALL_VERSIONS = Long.MIN_VALUE;
-  private static final byte[] EMPTY = new byte[0];
+  /**
+   * What {@link #latestValue} returns for a key whose newest entry is a delete; compared by
+   * identity (an empty value that was put is another array).
+   */
+  public static final byte[] DELETED = new byte[0];
 
   private final ConcurrentSkipListMap<UserKey, Chain> map = new ConcurrentSkipListMap<>();
   private final KeyIndex<Chain> index = new KeyIndex<>();
@@ -111,7 +115,7 @@ public final class MemTable {
     /** {@link #VERSION_OVERHEAD} plus value bytes, summed over the versions linked. Guarded by the monitor. */
     private long bytes;
     /**
-     * A point read of the newest version found this key ({@link #getLatest}): a flush puts such
+     * A point read of the newest version found this key ({@link #latestValue}): a flush puts such
      * rows into the row cache. Written by readers without synchronization (a benign race: a mark
      * set while the flush passes the key is lost, which only leaves that row out of the cache).
      */
@@ -199,7 +203,7 @@ public final class MemTable {
    * @return the approximate size of the memtable after the add
    */
   public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value, long oldestSnapshot) {
-    byte[] v = kind == ValueKind.DELETE ? EMPTY : value;
+    byte[] v = kind == ValueKind.DELETE ? DELETED : value;
     long added = VERSION_OVERHEAD + v.length;
     UserKey probe = new UserKey(userKey);
     Chain chain = index.get(probe);
@@ -233,10 +237,12 @@ public final class MemTable {
   }
 
   /**
-   * The newest entry of {@code userKey}, or {@code null}: one hash probe. Marks the key as read
-   * ({@link MemTableCursor#keyRead}).
+   * The newest value of {@code userKey}: the array that was put (not a copy: the caller must not
+   * modify it), {@link #DELETED} when the newest entry is a delete, or {@code null} when the
+   * memtable has no entry of the key. One hash probe and no allocation: the point-read path. Marks
+   * the key as read ({@link MemTableCursor#keyRead}).
    */
-  public Map.Entry<InternalKey, byte[]> getLatest(byte[] userKey) {
+  public byte[] latestValue(byte[] userKey) {
     Chain c = index.get(new UserKey(userKey));
     if (c == null) {
       return null;
@@ -245,7 +251,7 @@ public final class MemTable {
       c.read = true; // once: later reads of the key do not write its cache line
     }
     Version v = c.head;
-    return v == null ? null : entry(c, v);
+    return v == null ? null : v.kind == ValueKind.PUT ? v.value : DELETED;
   }
 
   /**
@@ -436,7 +442,7 @@ public final class MemTable {
       return current.value;
     }
 
-    /** Whether a point read found the current key in this memtable ({@link #getLatest}). */
+    /** Whether a point read found the current key in this memtable ({@link #latestValue}). */
     public boolean keyRead() {
       return chain.read;
     }

@@ -45,6 +45,21 @@ class MemTableTest {
   }
 
   @Test
+  void latestValue_isThePutArray_orDeleted_orNull() {
+    MemTable mem = new MemTable();
+    byte[] v1 = b("one");
+    byte[] empty = new byte[0];
+    mem.add(b("a"), 1, ValueKind.PUT, v1);
+    mem.add(b("e"), 2, ValueKind.PUT, empty);
+    mem.add(b("d"), 3, ValueKind.PUT, b("x"));
+    mem.add(b("d"), 4, ValueKind.DELETE, null);
+    assertThat(mem.latestValue(b("a"))).isSameAs(v1);
+    assertThat(mem.latestValue(b("e"))).isSameAs(empty).isNotSameAs(MemTable.DELETED);
+    assertThat(mem.latestValue(b("d"))).isSameAs(MemTable.DELETED);
+    assertThat(mem.latestValue(b("never"))).isNull();
+  }
+
+  @Test
   void pointReadsAndCursors_matchTheModel_atEverySnapshot() throws Exception {
     long seed = Seeds.seed("MemTableTest.model");
     Random rnd = new Random(seed);
@@ -102,7 +117,7 @@ class MemTableTest {
         }
       }
     }
-    assertThat(mem.getLatest(b("never written"))).isNull();
+    assertThat(mem.get(b("never written"), Long.MAX_VALUE)).isNull();
   }
 
   /**
@@ -144,7 +159,7 @@ class MemTableTest {
       m.add(k.clone(), ++seq, ValueKind.PUT, ("v" + seq).getBytes(StandardCharsets.UTF_8));
     }
     for (int i = 0; i < keys.size(); i++) {
-      Map.Entry<InternalKey, byte[]> e = m.getLatest(keys.get(i).clone());
+      Map.Entry<InternalKey, byte[]> e = m.get(keys.get(i).clone(), Long.MAX_VALUE);
       assertThat(e).as("key #%d", i).isNotNull();
       assertThat(new String(e.getValue(), StandardCharsets.UTF_8)).as("key #%d", i).isEqualTo("v" + (i + 1));
     }
@@ -181,8 +196,8 @@ class MemTableTest {
       f.get(60, TimeUnit.SECONDS);
     }
     pool.shutdown();
-    assertThat(mem.getLatest(key).getKey().seqNum()).isEqualTo(20_000);
-    assertThat(mem.getLatest(key).getValue()).isEqualTo(b("v20000"));
+    assertThat(mem.get(key, Long.MAX_VALUE).getKey().seqNum()).isEqualTo(20_000);
+    assertThat(mem.get(key, Long.MAX_VALUE).getValue()).isEqualTo(b("v20000"));
     InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
     c.seekToFirst();
     List<InternalKey> all = drain(c);
@@ -206,7 +221,7 @@ class MemTableTest {
           long seq = (long) k * threads + id + 1;
           byte[] key = b("key-" + k);
           mem.add(key, seq, ValueKind.PUT, b("v" + seq));
-          assertThat(mem.getLatest(key)).as("own write visible").isNotNull();
+          assertThat(mem.get(key, Long.MAX_VALUE)).as("own write visible").isNotNull();
         }
       }));
     }
@@ -218,7 +233,7 @@ class MemTableTest {
     c.seekToFirst();
     assertThat(drain(c)).hasSize(keys * threads);
     for (int k = 0; k < keys; k++) {
-      assertThat(mem.getLatest(b("key-" + k)).getKey().seqNum()).isEqualTo((long) k * threads + threads);
+      assertThat(mem.get(b("key-" + k), Long.MAX_VALUE).getKey().seqNum()).isEqualTo((long) k * threads + threads);
     }
   }
 
@@ -302,7 +317,7 @@ class MemTableTest {
         for (long i = 0; i < 20_000; i++) {
           long seq = i * threads + id + 1;
           mem.add(key, seq, ValueKind.PUT, b("v" + seq), Long.MAX_VALUE);
-          Map.Entry<InternalKey, byte[]> e = mem.getLatest(key);
+          Map.Entry<InternalKey, byte[]> e = mem.get(key, Long.MAX_VALUE);
           assertThat(e.getKey().seqNum()).isGreaterThanOrEqualTo(seq);
         }
       }));
@@ -311,7 +326,7 @@ class MemTableTest {
       f.get(60, TimeUnit.SECONDS);
     }
     pool.shutdown();
-    assertThat(mem.getLatest(key).getKey().seqNum()).isEqualTo(80_000);
+    assertThat(mem.get(key, Long.MAX_VALUE).getKey().seqNum()).isEqualTo(80_000);
     assertThat(mem.entryCount()).isEqualTo(1);
     assertThat(mem.approximateBytes())
         .isEqualTo(MemTable.KEY_OVERHEAD + 3 + MemTable.VERSION_OVERHEAD + b("v80000").length);
