@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# cpu-per-request.sh: server CPU time per request, kvstore-server against Debian's redis-server 7,
+# measured in the same run. Throughput on a small shared machine swings with whatever else runs;
+# the CPU a server spends per request swings much less, and on 2 cores it is what decides how much
+# CPU is left for the clients (redis-benchmark is single-threaded and needs most of a core).
+#
+#   kvstore-bench/scripts/cpu-per-request.sh [-n REQUESTS] [-R REPEATS] [-t get|set]
+#       [--case "CLIENTS SIZE PIPELINE"] [--durability sync|periodic]
+#
+# Both servers start empty (kvstore with the given durability, Redis with appendonly yes and
+# appendfsync always or everysec to match), get the same warm-up (3 x 300,000 "-t set,get"
+# requests of the case), then the runs alternate between them: REPEATS runs (default 5) of
+# REQUESTS requests (default 500,000) of one command (default get) each. Every run prints the
+# requests per second and the server's CPU microseconds per request (user + system, from
+# /proc/PID/stat over the run: all the server's threads, background flushes and compactions and
+# the JIT and GC included).
+# KV_FLAGS adds kvstore server flags; KV_JAVA_OPTS replaces bin/kvstore-server's JVM flags.
+# Needs: redis-server, redis-benchmark, java 17, Linux (/proc).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+N=500000
+REPEATS=5
+OP=get
+CASE="50 500 16"
+KVD=periodic
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -n) N="$2"; shift 2 ;;
+    -R) REPEATS="$2"; shift 2 ;;
+    -t) OP="$2"; shift 2 ;;
+    --case) CASE="$2"; shift 2 ;;
+    --durability) KVD="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+case "$OP" in get|set) ;; *) echo "-t takes get or set, not $OP" >&2; exit 2 ;; esac
+case "$KVD" in
+  sync) FSYNC=always ;;
+  periodic) FSYNC=everysec ;;
+  *) echo "--durability takes sync or periodic, not $KVD" >&2; exit 2 ;;
+esac
+read -r CLIENTS SIZE PIPE <<<"$CASE"
+
+for bin in redis-server redis-benchmark redis-cli java; do
+  command -v "$bin" >/dev/null || { echo "cpu-per-request: $bin is not installed" >&2; exit 1; }
+done
+JAR="$ROOT/kvstore-server/target/kvstore-server.jar"
+if [[ ! -f "$JAR" ]]; then
+  (cd "$ROOT" && ./mvnw -q -B -DskipTests package -pl kvstore-server -am)
+fi
+
+KV_PORT=${KV_PORT:-16379}
+REDIS_PORT=${REDIS_PORT:-16380}
+WORK="$(mktemp -d /tmp/cpu-per-request.XXXXXX)"
+KV_PID=""
+REDIS_PID=""
+cleanup() {
+  [[ -n "$KV_PID" ]] && kill "$KV_PID" 2>/dev/null && wait "$KV_PID" 2>/dev/null || true
+  [[ -n "$REDIS_PID" ]] && kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+for p in "$KV_PORT" "$REDIS_PORT"; do
+  if redis-cli -p "$p" ping >/dev/null 2>&1; then
+    echo "cpu-per-request: something already answers on port $p; stop it (or set KV_PORT/REDIS_PORT)" >&2
+    exit 1
+  fi
+done
+mkdir -p "$WORK/redis"
+# shellcheck disable=SC2086
+KVSTORE_JAVA_OPTS="${KV_JAVA_OPTS:-}" "$ROOT/bin/kvstore-server" --data-dir "$WORK/kv" --bind 127.0.0.1 \
+  --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$KVD" --log-level warn ${KV_FLAGS:-} \
+  >"$WORK/kv.log" 2>&1 &
+KV_PID=$!
+redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$WORK/redis" --save "" \
+  --appendonly yes --appendfsync "$FSYNC" --daemonize no --logfile "$WORK/redis.log" &
+REDIS_PID=$!
+for p in "$KV_PORT" "$REDIS_PORT"; do
+  for _ in $(seq 1 300); do
+    [[ "$(redis-cli -p "$p" ping 2>/dev/null)" == "PONG" ]] && break
+    sleep 0.1
+  done
+  [[ "$(redis-cli -p "$p" ping 2>/dev/null)" == "PONG" ]] || { echo "cpu-per-request: no PONG on port $p" >&2; exit 1; }
+done
+# bin/kvstore-server execs java, so its pid is the JVM's.
+kill -0 "$KV_PID" && kill -0 "$REDIS_PID" || { echo "cpu-per-request: a server exited at start" >&2; exit 1; }
+
+bench() { # port requests tests
+  redis-benchmark -h 127.0.0.1 -p "$1" -c "$CLIENTS" -d "$SIZE" -P "$PIPE" -n "$2" -r 100000 -t "$3" --csv
+}
+ticks() { # pid -> utime + stime in clock ticks
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+HZ=$(getconf CLK_TCK)
+
+echo "cpu-per-request: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg);" \
+  "-c $CLIENTS -d $SIZE -P $PIPE -t $OP, $N requests per run, kvstore $KVD vs redis appendfsync $FSYNC"
+for p in "$KV_PORT" "$REDIS_PORT"; do
+  for _ in 1 2 3; do bench "$p" 300000 set,get >/dev/null; done
+done
+for ((r = 1; r <= REPEATS; r++)); do
+  for server in kvstore redis; do
+    if [[ $server == kvstore ]]; then port=$KV_PORT; pid=$KV_PID; else port=$REDIS_PORT; pid=$REDIS_PID; fi
+    before=$(ticks "$pid")
+    rps=$(bench "$port" "$N" "$OP" | tr -d '"' | awk -F, 'NR > 1 { printf "%d", $2 }')
+    after=$(ticks "$pid")
+    awk -v s="$server" -v r="$r" -v rps="$rps" -v t=$((after - before)) -v hz="$HZ" -v n="$N" \
+      'BEGIN { printf "run %d %-8s %8d requests/s  %5.2f CPU us/request\n", r, s, rps, t / hz * 1e6 / n }'
+  done
+done
