@@ -43,50 +43,11 @@ case "$KVD" in
 esac
 read -r CLIENTS SIZE PIPE <<<"$CASE"
 
-for bin in redis-server redis-benchmark redis-cli java; do
-  command -v "$bin" >/dev/null || { echo "cpu-per-request: $bin is not installed" >&2; exit 1; }
-done
-JAR="$ROOT/kvstore-server/target/kvstore-server.jar"
-if [[ ! -f "$JAR" ]]; then
-  (cd "$ROOT" && ./mvnw -q -B -DskipTests package -pl kvstore-server -am)
-fi
-
-KV_PORT=${KV_PORT:-16379}
-REDIS_PORT=${REDIS_PORT:-16380}
-WORK="$(mktemp -d /tmp/cpu-per-request.XXXXXX)"
-KV_PID=""
-REDIS_PID=""
-cleanup() {
-  [[ -n "$KV_PID" ]] && kill "$KV_PID" 2>/dev/null && wait "$KV_PID" 2>/dev/null || true
-  [[ -n "$REDIS_PID" ]] && kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-for p in "$KV_PORT" "$REDIS_PORT"; do
-  if redis-cli -p "$p" ping >/dev/null 2>&1; then
-    echo "cpu-per-request: something already answers on port $p; stop it (or set KV_PORT/REDIS_PORT)" >&2
-    exit 1
-  fi
-done
-mkdir -p "$WORK/redis"
-# shellcheck disable=SC2086
-KVSTORE_JAVA_OPTS="${KV_JAVA_OPTS:-}" "$ROOT/bin/kvstore-server" --data-dir "$WORK/kv" --bind 127.0.0.1 \
-  --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$KVD" --log-level warn ${KV_FLAGS:-} \
-  >"$WORK/kv.log" 2>&1 &
-KV_PID=$!
-redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$WORK/redis" --save "" \
-  --appendonly yes --appendfsync "$FSYNC" --daemonize no --logfile "$WORK/redis.log" &
-REDIS_PID=$!
-for p in "$KV_PORT" "$REDIS_PORT"; do
-  for _ in $(seq 1 300); do
-    [[ "$(redis-cli -p "$p" ping 2>/dev/null)" == "PONG" ]] && break
-    sleep 0.1
-  done
-  [[ "$(redis-cli -p "$p" ping 2>/dev/null)" == "PONG" ]] || { echo "cpu-per-request: no PONG on port $p" >&2; exit 1; }
-done
-# bin/kvstore-server execs java, so its pid is the JVM's.
-kill -0 "$KV_PID" && kill -0 "$REDIS_PID" || { echo "cpu-per-request: a server exited at start" >&2; exit 1; }
+NAME=cpu-per-request
+# shellcheck source=bench-servers.sh
+source "$ROOT/kvstore-bench/scripts/bench-servers.sh"
+bench_servers_init
+start_servers "$KVD" "$FSYNC"
 
 bench() { # port requests tests
   redis-benchmark -h 127.0.0.1 -p "$1" -c "$CLIENTS" -d "$SIZE" -P "$PIPE" -n "$2" -r 100000 -t "$3" --csv

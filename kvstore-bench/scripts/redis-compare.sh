@@ -58,70 +58,10 @@ done
 
 WARMUP=${WARMUP:-$((3 * N))}
 
-for bin in redis-server redis-benchmark redis-cli java; do
-  command -v "$bin" >/dev/null || { echo "redis-compare: $bin is not installed" >&2; exit 1; }
-done
-
-JAR="$ROOT/kvstore-server/target/kvstore-server.jar"
-if [[ ! -f "$JAR" ]]; then
-  (cd "$ROOT" && ./mvnw -q -B -DskipTests package -pl kvstore-server -am)
-fi
-
-KV_PORT=${KV_PORT:-16379}
-REDIS_PORT=${REDIS_PORT:-16380}
-WORK="$(mktemp -d /tmp/redis-compare.XXXXXX)"
-KV_PID=""
-REDIS_PID=""
-
-cleanup() {
-  [[ -n "$KV_PID" ]] && kill "$KV_PID" 2>/dev/null && wait "$KV_PID" 2>/dev/null || true
-  [[ -n "$REDIS_PID" ]] && kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_ping() { # port
-  for _ in $(seq 1 300); do
-    if [[ "$(redis-cli -p "$1" ping 2>/dev/null)" == "PONG" ]]; then return 0; fi
-    sleep 0.1
-  done
-  echo "redis-compare: no PONG on port $1" >&2
-  return 1
-}
-
-port_free() { # port
-  if redis-cli -p "$1" ping >/dev/null 2>&1; then
-    echo "redis-compare: something already answers on port $1; stop it (or set KV_PORT/REDIS_PORT)" >&2
-    exit 1
-  fi
-}
-
-start_servers() { # kv-durability redis-appendfsync
-  rm -rf "$WORK/kv" "$WORK/redis"; mkdir -p "$WORK/redis"
-  port_free "$KV_PORT"
-  port_free "$REDIS_PORT"
-  # shellcheck disable=SC2086
-  KVSTORE_JAVA_OPTS="${KV_JAVA_OPTS:-}" "$ROOT/bin/kvstore-server" --data-dir "$WORK/kv" --bind 127.0.0.1 \
-    --resp-port "$KV_PORT" --http-port -1 --thrift-port -1 --durability "$1" --log-level warn ${KV_FLAGS:-} \
-    >"$WORK/kv.log" 2>&1 &
-  KV_PID=$!
-  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$WORK/redis" --save "" \
-    --appendonly yes --appendfsync "$2" --maxclients 10000 --daemonize no --logfile "$WORK/redis.log" &
-  REDIS_PID=$!
-  wait_ping "$KV_PORT"
-  wait_ping "$REDIS_PORT"
-  # The servers answering must be the ones just started, with the settings asked for.
-  kill -0 "$KV_PID" && kill -0 "$REDIS_PID" || { echo "redis-compare: a server exited at start" >&2; exit 1; }
-  local fs
-  fs="$(redis-cli -p "$REDIS_PORT" config get appendfsync | tail -1)"
-  [[ "$fs" == "$2" ]] || { echo "redis-compare: redis on $REDIS_PORT has appendfsync $fs, not $2" >&2; exit 1; }
-}
-
-stop_servers() {
-  kill "$KV_PID" "$REDIS_PID"
-  wait "$KV_PID" "$REDIS_PID" 2>/dev/null || true
-  KV_PID=""; REDIS_PID=""
-}
+NAME=redis-compare
+# shellcheck source=bench-servers.sh
+source "$ROOT/kvstore-bench/scripts/bench-servers.sh"
+bench_servers_init
 
 # bench port clients size pipeline [requests] -> lines "SET rps p50 p99" and "GET rps p50 p99"
 bench() {

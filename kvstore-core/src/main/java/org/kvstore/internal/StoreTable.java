@@ -172,23 +172,19 @@ public final class StoreTable implements Table {
 
   @Override
   public byte[] get(byte[] key) {
-    checkKey(key);
-    enter();
-    try {
-      return engine.get(key);
-    } catch (IOException e) {
-      throw io("get", e);
-    } finally {
-      exit();
-    }
+    return read(key, false);
   }
 
   @Override
   public byte[] getReadOnly(byte[] key) {
+    return read(key, true);
+  }
+
+  private byte[] read(byte[] key, boolean readOnly) {
     checkKey(key);
     enter();
     try {
-      return engine.getReadOnly(key);
+      return readOnly ? engine.getReadOnly(key) : engine.get(key);
     } catch (IOException e) {
       throw io("get", e);
     } finally {
