@@ -501,11 +501,7 @@ final class LsmTable implements EngineTable {
     return e;
   }
 
-  /**
-   * A memtable hit takes no reference on the version; a read that goes on to the SSTables pins the
-   * current version through this thread's cached pin ({@link ReadPins}: no shared counter written
-   * by every read), and looks in its memtables again if the super version changed meanwhile.
-   */
+  /** {@link #getReadOnly}, copied. */
   @Override
   public byte[] get(byte[] key) throws IOException {
     byte[] v = getReadOnly(key);
@@ -514,7 +510,10 @@ final class LsmTable implements EngineTable {
 
   /**
    * The value without a copy: the memtable's array (kept as written, never changed) or the row
-   * cache's (the same); a value read from a block is a fresh array anyway.
+   * cache's (the same); a value read from a block is a fresh array anyway. A memtable hit takes no
+   * reference on the version; a read that goes on to the SSTables pins the current version through
+   * this thread's cached pin ({@link ReadPins}: no shared counter written by every read), and looks
+   * in its memtables again if the super version changed meanwhile.
    */
   @Override
   public byte[] getReadOnly(byte[] key) throws IOException {
