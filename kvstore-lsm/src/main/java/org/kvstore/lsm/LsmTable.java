@@ -501,26 +501,33 @@ final class LsmTable implements EngineTable {
     return e;
   }
 
-  /** {@link #getReadOnly}, copied. */
   @Override
   public byte[] get(byte[] key) throws IOException {
-    byte[] v = getReadOnly(key);
-    return v == null ? null : v.clone();
+    return read(key, false);
   }
 
   /**
    * The value without a copy: the memtable's array (kept as written, never changed) or the row
-   * cache's (the same); a value read from a block is a fresh array anyway. A memtable hit takes no
-   * reference on the version; a read that goes on to the SSTables pins the current version through
-   * this thread's cached pin ({@link ReadPins}: no shared counter written by every read), and looks
-   * in its memtables again if the super version changed meanwhile.
+   * cache's (the same).
    */
   @Override
   public byte[] getReadOnly(byte[] key) throws IOException {
+    return read(key, true);
+  }
+
+  /**
+   * A point read of the newest value; {@code readOnly}: the value may be the memtable's or the row
+   * cache's array, otherwise it is the caller's own (copied only where it is shared: a value read
+   * from a block and not cached is fresh). A memtable hit takes no reference on the version; a read
+   * that goes on to the SSTables pins the current version through this thread's cached pin
+   * ({@link ReadPins}: no shared counter written by every read), and looks in its memtables again
+   * if the super version changed meanwhile.
+   */
+  private byte[] read(byte[] key, boolean readOnly) throws IOException {
     SuperVersion seen = sv;
     byte[] hit = memTableLookup(seen, key);
     if (hit != null) {
-      return hit == MemTable.DELETED ? null : hit;
+      return hit == MemTable.DELETED ? null : readOnly ? hit : hit.clone();
     }
     ReadPins.Slot slot = pins.enter();
     Version v = null;
@@ -531,12 +538,12 @@ final class LsmTable implements EngineTable {
       }
       byte[] e = s == seen ? null : memTableLookup(s, key);
       if (e != null) {
-        return e == MemTable.DELETED ? null : e;
+        return e == MemTable.DELETED ? null : readOnly ? e : e.clone();
       }
       long hash = BloomFormat.hash(key);
       for (FileMetadata f : v.files(0)) {
         if (f.covers(key)) {
-          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM);
+          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
           if (l != null) {
             return l.kind() == ValueKind.PUT ? l.value() : null;
           }
@@ -545,7 +552,7 @@ final class LsmTable implements EngineTable {
       for (int level = 1; level < v.levelCount(); level++) {
         FileMetadata f = v.findFile(level, key);
         if (f != null) {
-          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM);
+          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
           if (l != null) {
             return l.kind() == ValueKind.PUT ? l.value() : null;
           }

@@ -245,31 +245,37 @@ public final class SstableReader {
 
   /**
    * The newest entry of {@code userKey} at or below {@code snapshotSeq}, or {@code null}. Checks the
-   * bloom filter before reading any block. The value may be the row cache's own array: read-only.
+   * bloom filter before reading any block. The value is the caller's own.
    */
   public Lookup get(byte[] userKey, long snapshotSeq) throws IOException {
-    return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq);
+    return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq, false);
   }
 
   /**
    * As {@link #get(byte[], long)} with the key's precomputed bloom hash. A read of the newest
    * entry ({@code snapshotSeq} {@link InternalKey#MAX_SEQ_NUM}) looks in the row cache first (when
-   * the table keeps rows) and offers what it finds to it. The returned value may be the row cache's
-   * own array: the caller must not modify it (a caller that hands it out copies it).
+   * the table keeps rows) and offers what it finds to it. With {@code readOnly} the value may be
+   * the row cache's own array, which the caller must not modify; otherwise it is the caller's own
+   * (a cached one is copied, a fresh one read from a block is not).
    */
-  public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq) throws IOException {
+  public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq, boolean readOnly) throws IOException {
     boolean rows = snapshotSeq == InternalKey.MAX_SEQ_NUM && cache.cachesRows();
     if (rows) {
       Lookup r = cache.getRow(fileNum, bloomHash, userKey);
       if (r != null) {
-        return r;
+        return readOnly ? r : copyOf(r);
       }
     }
     Lookup found = find(userKey, bloomHash, snapshotSeq);
     if (rows && found != null && cache.admitRow(fileNum, bloomHash)) {
       cache.putRow(fileNum, bloomHash, userKey.clone(), found);
+      return readOnly ? found : copyOf(found);
     }
     return found;
+  }
+
+  private static Lookup copyOf(Lookup l) {
+    return new Lookup(l.seqNum(), l.kind(), l.value().clone());
   }
 
   /** The lookup itself: bloom filter, index, block. */
