@@ -53,6 +53,19 @@ public final class RawClient implements AutoCloseable {
     return new String(b, StandardCharsets.ISO_8859_1);
   }
 
+  /** Reads until what arrived ends with {@code marker}, and returns it all. */
+  public String readUntil(String marker) throws IOException {
+    StringBuilder sb = new StringBuilder();
+    while (!sb.toString().endsWith(marker)) {
+      int c = in.read();
+      if (c < 0) {
+        throw new IOException("closed before " + marker + " after: " + sb);
+      }
+      sb.append((char) c);
+    }
+    return sb.toString();
+  }
+
   /** Reads whatever arrives until the server closes the connection (or 5 s pass). */
   public String readUntilClosed() throws IOException {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();

@@ -38,6 +38,12 @@ public final class ClientSession implements RespSession {
   private volatile Table table;
   /** The grouped-SET target of {@code table}, or null; event-loop confined. */
   private TableSetWriter setWriter;
+  /** The commands queued since MULTI, or null outside a transaction; volatile for CLIENT LIST. */
+  private volatile QueuedTransaction transaction;
+  /** The keys WATCHed since the last EXEC, DISCARD or UNWATCH, or null. */
+  private WatchedKeys watched;
+  /** While EXEC runs the queued commands: the transaction's view of the table, which they address. */
+  private TransactionTable transactionView;
   private boolean closeRequested;
 
   ClientSession(CommandExecutor executor, long id, SocketAddress remote, SocketAddress local, boolean authenticated) {
@@ -202,8 +208,14 @@ public final class ClientSession implements RespSession {
     table = t;
   }
 
-  /** The table this connection addresses; re-resolved (and for an index, re-created) when needed. */
+  /**
+   * The table this connection addresses; re-resolved (and for an index, re-created) when needed.
+   * While EXEC runs, the transaction's view of it.
+   */
   Table table(Keyspace keyspace) {
+    if (transactionView != null) {
+      return transactionView;
+    }
     Table t = table;
     if (t == null) {
       t = dbIndex >= 0 ? keyspace.indexTable(dbIndex) : keyspace.table(database, tableName);
@@ -238,5 +250,43 @@ public final class ClientSession implements RespSession {
   /** Forgets the cached handle (its table was dropped). */
   void invalidateTable() {
     table = null;
+  }
+
+  // ---- transactions (TransactionCommands) ----
+
+  /** The commands queued since MULTI, or null outside a transaction. */
+  QueuedTransaction transaction() {
+    return transaction;
+  }
+
+  void beginTransaction(QueuedTransaction tx) {
+    transaction = tx;
+  }
+
+  /** Leaves the transaction (EXEC, DISCARD, RESET) and returns it; null if there was none. */
+  QueuedTransaction endTransaction() {
+    QueuedTransaction tx = transaction;
+    transaction = null;
+    return tx;
+  }
+
+  /** The connection's watched keys, created on first use. */
+  WatchedKeys watched() {
+    if (watched == null) {
+      watched = new WatchedKeys();
+    }
+    return watched;
+  }
+
+  /** Forgets the watched keys and returns them; null if none were watched. */
+  WatchedKeys unwatch() {
+    WatchedKeys w = watched;
+    watched = null;
+    return w;
+  }
+
+  /** Sets (or, with null, clears) the view EXEC's commands address instead of the table. */
+  void transactionView(TransactionTable view) {
+    transactionView = view;
   }
 }

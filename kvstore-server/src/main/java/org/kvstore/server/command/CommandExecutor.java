@@ -55,6 +55,7 @@ public final class CommandExecutor implements RespSessionFactory {
     specs.addAll(new StringCommands(keyspace, settings).specs());
     specs.addAll(new KeyspaceCommands(keyspace, cursors).specs());
     specs.addAll(new TableCommands(keyspace).specs());
+    specs.addAll(new TransactionCommands(keyspace, settings, this).specs());
     for (CommandSpec s : specs) {
       if (all.put(s.name(), s) != null) {
         throw new IllegalStateException("command " + s.name() + " is defined twice");
@@ -108,6 +109,13 @@ public final class CommandExecutor implements RespSessionFactory {
     if (spec == null || spec.has(CommandSpec.CONNECTION) || !session.authenticated()) {
       return false;
     }
+    QueuedTransaction tx = session.transaction();
+    if (tx != null) {
+      // Inside MULTI a command is only queued. EXEC of a non-empty transaction runs on a worker: it
+      // locks its keys, which waits for writers of the same stripes (with sync durability, for
+      // their fsync), and may write and wait for its own fsync.
+      return spec.name().equals("exec") && tx.size() > 0;
+    }
     if (spec.has(CommandSpec.SLOW)) {
       return true;
     }
@@ -124,7 +132,7 @@ public final class CommandExecutor implements RespSessionFactory {
    * table is already resolved, so it may run on a read helper thread.
    */
   boolean offloadable(ClientSession session, RespRequest request) {
-    if (!session.authenticated() || session.cachedTable() == null) {
+    if (!session.authenticated() || session.cachedTable() == null || session.transaction() != null) {
       return false;
     }
     CommandSpec spec = byName.get(request.name());
@@ -138,7 +146,7 @@ public final class CommandExecutor implements RespSessionFactory {
    * writers of the same table are equal, so the SETs of all connections in one loop turn form one group.
    */
   WriteTarget writeTarget(ClientSession session, RespRequest request) {
-    if (!isPlainSet(request) || !session.authenticated()) {
+    if (!isPlainSet(request) || !session.authenticated() || session.transaction() != null) {
       return null;
     }
     TableSetWriter w = session.setWriter();
@@ -155,21 +163,45 @@ public final class CommandExecutor implements RespSessionFactory {
     return w;
   }
 
-  /** Runs one request; never throws. */
+  /**
+   * Runs one request, or inside {@code MULTI} queues it (a command refused there, as one that does
+   * not exist or has the wrong number of arguments, makes the transaction fail at {@code EXEC});
+   * never throws.
+   */
   public RespMessage execute(ClientSession session, RespRequest request) {
     clients.commandProcessed(1);
     String name = request.name();
     CommandSpec spec = byName.get(name);
+    QueuedTransaction tx = session.transaction();
     if (spec == null) {
+      if (tx != null) {
+        tx.abort();
+      }
       return new RespMessage.ErrorReply(unknownCommand(request));
     }
     session.touched(name);
     if (!spec.arityOk(request.size())) {
+      if (tx != null) {
+        tx.abort();
+      }
       return new RespMessage.ErrorReply("ERR wrong number of arguments for '" + name + "' command");
     }
     if (!session.authenticated() && !spec.has(CommandSpec.NOAUTH)) {
       return new RespMessage.ErrorReply("NOAUTH Authentication required.");
     }
+    if (tx != null && !spec.has(CommandSpec.NOT_QUEUED)) {
+      String refused = tx.queue(spec, request);
+      return refused == null ? TransactionCommands.QUEUED : new RespMessage.ErrorReply(refused);
+    }
+    return invoke(session, spec, request);
+  }
+
+  /**
+   * Runs the handler of {@code spec}, whose arity and authentication were checked, turning failures
+   * into error replies; never throws. EXEC runs its queued commands through it.
+   */
+  RespMessage invoke(ClientSession session, CommandSpec spec, RespRequest request) {
+    String name = spec.name();
     try {
       return spec.handler().handle(session, request);
     } catch (CommandException e) {
@@ -193,7 +225,8 @@ public final class CommandExecutor implements RespSessionFactory {
    * the separate writes the client asked for, and costs one fsync instead of one per command.
    */
   boolean batchable(ClientSession session, RespRequest first, RespRequest next) {
-    return session.authenticated() && isPlainSet(first) && isPlainSet(next);
+    return session.authenticated() && session.transaction() == null && isPlainSet(first)
+        && isPlainSet(next);
   }
 
   private static boolean isPlainSet(RespRequest r) {
@@ -206,7 +239,7 @@ public final class CommandExecutor implements RespSessionFactory {
 
   List<RespMessage> executeBatch(ClientSession session, List<RespRequest> requests) {
     for (RespRequest r : requests) {
-      if (!isPlainSet(r)) {
+      if (!isPlainSet(r) || session.transaction() != null) {
         return requests.stream().map(q -> execute(session, q)).toList();
       }
     }

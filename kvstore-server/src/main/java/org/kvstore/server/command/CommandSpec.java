@@ -26,6 +26,15 @@ record CommandSpec(
   static final int ADMIN = 1 << 5;
   /** Connection state only: always runs on the event loop. */
   static final int CONNECTION = 1 << 6;
+  /**
+   * Refused inside {@code MULTI} (the transaction is then discarded at {@code EXEC}): reads or
+   * writes the table beyond the keys its arguments name (KEYS, SCAN, DBSIZE, FLUSHDB, ...), or
+   * changes what the connection addresses or how it talks (SELECT, KV.USE, HELLO, AUTH). A
+   * transaction runs on the keys its commands name, locked for it; see {@link TransactionCommands}.
+   */
+  static final int NO_MULTI = 1 << 7;
+  /** Runs at once inside {@code MULTI} instead of being queued: MULTI, EXEC, DISCARD, WATCH, QUIT, RESET. */
+  static final int NOT_QUEUED = 1 << 8;
 
   /** Executes one request. Thread safety: implementations are thread-safe. */
   @FunctionalInterface
@@ -39,6 +48,28 @@ record CommandSpec(
 
   boolean arityOk(int argc) {
     return arity >= 0 ? argc == arity : argc >= -arity;
+  }
+
+  /** Whether the command names the keys it touches in its arguments ({@link #keyArgs}). */
+  boolean hasKeys() {
+    return firstKey > 0;
+  }
+
+  /**
+   * The key arguments of {@code r} by the spec's key positions: from {@code firstKey} to
+   * {@code lastKey} (negative: counted from the end, -1 being the last argument) every {@code step}
+   * arguments; empty for a command without keys. REQUIRES: the arity was checked.
+   */
+  List<byte[]> keyArgs(RespRequest r) {
+    if (firstKey <= 0) {
+      return List.of();
+    }
+    int last = lastKey < 0 ? r.size() + lastKey : Math.min(lastKey, r.size() - 1);
+    List<byte[]> keys = new ArrayList<>();
+    for (int i = firstKey; i <= last; i += step) {
+      keys.add(r.arg(i));
+    }
+    return keys;
   }
 
   /** Flag names as {@code COMMAND INFO} lists them. */
@@ -63,6 +94,9 @@ record CommandSpec(
     if (has(CONNECTION)) {
       out.add("loading");
       out.add("stale");
+    }
+    if (has(NO_MULTI)) {
+      out.add("no_multi");
     }
     return out;
   }

@@ -3,6 +3,8 @@ package org.kvstore.server.command;
 import static org.kvstore.server.command.CommandSpec.CONNECTION;
 import static org.kvstore.server.command.CommandSpec.FAST;
 import static org.kvstore.server.command.CommandSpec.NOAUTH;
+import static org.kvstore.server.command.CommandSpec.NOT_QUEUED;
+import static org.kvstore.server.command.CommandSpec.NO_MULTI;
 import static org.kvstore.server.command.CommandSpec.SLOW;
 import static org.kvstore.server.command.CommandSpec.command;
 
@@ -43,18 +45,18 @@ final class ConnectionCommands {
             .handler(this::ping),
         command("echo", 2).flags(CONNECTION | FAST).doc("connection", "Returns the given string.")
             .handler((s, r) -> new RespMessage.BulkString(r.arg(1))),
-        command("hello", -1).flags(CONNECTION | NOAUTH | FAST).doc("connection", "Handshakes with the server.")
+        command("hello", -1).flags(CONNECTION | NOAUTH | FAST | NO_MULTI).doc("connection", "Handshakes with the server.")
             .handler(this::hello),
-        command("auth", -2).flags(CONNECTION | NOAUTH | FAST).doc("connection", "Authenticates the connection.")
+        command("auth", -2).flags(CONNECTION | NOAUTH | FAST | NO_MULTI).doc("connection", "Authenticates the connection.")
             .handler(this::auth),
-        command("select", 2).flags(SLOW).doc("connection", "Changes the selected database (table n of database 'default').")
+        command("select", 2).flags(SLOW | NO_MULTI).doc("connection", "Changes the selected database (table n of database 'default').")
             .handler(this::select),
-        command("quit", -1).flags(CONNECTION | NOAUTH | FAST).doc("connection", "Closes the connection.")
+        command("quit", -1).flags(CONNECTION | NOAUTH | FAST | NOT_QUEUED).doc("connection", "Closes the connection.")
             .handler((s, r) -> {
               s.requestClose();
               return RespMessage.OK;
             }),
-        command("reset", 1).flags(CONNECTION | NOAUTH | FAST).doc("connection", "Resets the connection.")
+        command("reset", 1).flags(CONNECTION | NOAUTH | FAST | NOT_QUEUED).doc("connection", "Resets the connection.")
             .handler(this::reset),
         command("client", -2).flags(CONNECTION).doc("connection", "A container for client connection commands.")
             .handler(this::client));
@@ -156,6 +158,8 @@ final class ConnectionCommands {
     s.name(null);
     s.select(0, null);
     s.authenticated(!settings.passwordRequired());
+    s.endTransaction();
+    s.unwatch();
     return new RespMessage.SimpleString("RESET");
   }
 
@@ -220,9 +224,11 @@ final class ConnectionCommands {
   /** One CLIENT LIST line. */
   String describe(ClientSession c) {
     long now = System.currentTimeMillis();
+    QueuedTransaction tx = c.transaction();
     return "id=" + c.id() + " addr=" + c.addr() + " laddr=" + c.laddr() + " fd=-1 name=" + orEmpty(c.name())
         + " age=" + (now - c.createdMillis()) / 1000 + " idle=" + (now - c.lastActiveMillis()) / 1000
-        + " flags=N db=" + Math.max(c.dbIndex(), 0) + " sub=0 psub=0 ssub=0 multi=-1 cmd=" + c.lastCommand()
+        + " flags=" + (tx == null ? "N" : "x") + " db=" + Math.max(c.dbIndex(), 0) + " sub=0 psub=0 ssub=0"
+        + " multi=" + (tx == null ? -1 : tx.size()) + " cmd=" + c.lastCommand()
         + " user=default resp=" + c.protocolVersion() + " lib-name=" + orEmpty(c.libName())
         + " lib-ver=" + orEmpty(c.libVer()) + " kv-table=" + c.database() + "/" + c.tableName();
   }

@@ -1,6 +1,7 @@
 package org.kvstore.server.command;
 
 import static org.kvstore.server.command.CommandSpec.FAST;
+import static org.kvstore.server.command.CommandSpec.NO_MULTI;
 import static org.kvstore.server.command.CommandSpec.READONLY;
 import static org.kvstore.server.command.CommandSpec.SLOW;
 import static org.kvstore.server.command.CommandSpec.WRITE;
@@ -37,16 +38,16 @@ final class KeyspaceCommands {
 
   List<CommandSpec> specs() {
     return List.of(
-        command("keys", 2).flags(READONLY | SLOW).doc("keyspace", "Returns all key names that match a pattern.")
+        command("keys", 2).flags(READONLY | SLOW | NO_MULTI).doc("keyspace", "Returns all key names that match a pattern.")
             .handler(this::keys),
-        command("scan", -2).flags(READONLY | SLOW).doc("keyspace", "Iterates over the key names in the table.")
+        command("scan", -2).flags(READONLY | SLOW | NO_MULTI).doc("keyspace", "Iterates over the key names in the table.")
             .handler(this::scan),
         command("type", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("keyspace", "Determines the type of value stored at a key.")
             .handler((s, r) -> new RespMessage.SimpleString(
                 s.table(keyspace).getReadOnly(r.arg(1)) == null ? "none" : "string")),
         command("rename", 3).flags(WRITE).keys(1, 2, 1).doc("keyspace", "Renames a key and overwrites the destination.")
             .handler(this::rename),
-        command("randomkey", 1).flags(READONLY | SLOW).doc("keyspace", "Returns a random key name from the table.")
+        command("randomkey", 1).flags(READONLY | SLOW | NO_MULTI).doc("keyspace", "Returns a random key name from the table.")
             .handler(this::randomkey));
   }
 

@@ -2,6 +2,7 @@ package org.kvstore.server.command;
 
 import static org.kvstore.server.command.CommandSpec.ADMIN;
 import static org.kvstore.server.command.CommandSpec.FAST;
+import static org.kvstore.server.command.CommandSpec.NO_MULTI;
 import static org.kvstore.server.command.CommandSpec.READONLY;
 import static org.kvstore.server.command.CommandSpec.SLOW;
 import static org.kvstore.server.command.CommandSpec.WRITE;
@@ -55,11 +56,11 @@ final class ServerCommands {
             .handler(this::info),
         command("config", -2).flags(ADMIN).doc("server", "A container for server configuration commands.")
             .handler(this::config),
-        command("dbsize", 1).flags(READONLY | SLOW).doc("server", "Returns the number of keys in the database (a scan).")
+        command("dbsize", 1).flags(READONLY | SLOW | NO_MULTI).doc("server", "Returns the number of keys in the database (a scan).")
             .handler((s, r) -> RespMessage.integer(count(s.table(keyspace)))),
-        command("flushdb", -1).flags(WRITE | SLOW).doc("server", "Removes all keys from the current table.")
+        command("flushdb", -1).flags(WRITE | SLOW | NO_MULTI).doc("server", "Removes all keys from the current table.")
             .handler(this::flushdb),
-        command("flushall", -1).flags(WRITE | SLOW).doc("server", "Removes all keys from every table of database 'default'.")
+        command("flushall", -1).flags(WRITE | SLOW | NO_MULTI).doc("server", "Removes all keys from every table of database 'default'.")
             .handler(this::flushall),
         command("time", 1).flags(FAST).doc("server", "Returns the server time.")
             .handler((s, r) -> {

@@ -1,6 +1,7 @@
 package org.kvstore.server.command;
 
 import static org.kvstore.server.command.CommandSpec.ADMIN;
+import static org.kvstore.server.command.CommandSpec.NO_MULTI;
 import static org.kvstore.server.command.CommandSpec.READONLY;
 import static org.kvstore.server.command.CommandSpec.SLOW;
 import static org.kvstore.server.command.CommandSpec.WRITE;
@@ -41,17 +42,17 @@ final class TableCommands {
 
   List<CommandSpec> specs() {
     return List.of(
-        command("kv.create", -4).flags(WRITE | SLOW | ADMIN).doc("kvstore", "Creates a table (and its database when missing).")
+        command("kv.create", -4).flags(WRITE | SLOW | ADMIN | NO_MULTI).doc("kvstore", "Creates a table (and its database when missing).")
             .handler(this::create),
-        command("kv.drop", 3).flags(WRITE | SLOW | ADMIN).doc("kvstore", "Drops a table and its data.")
+        command("kv.drop", 3).flags(WRITE | SLOW | ADMIN | NO_MULTI).doc("kvstore", "Drops a table and its data.")
             .handler(this::drop),
         command("kv.dbs", 1).flags(READONLY | SLOW).doc("kvstore", "Lists the databases.")
             .handler((s, r) -> names(keyspace.store().listDBs())),
         command("kv.tables", 2).flags(READONLY | SLOW).doc("kvstore", "Lists the tables of a database.")
             .handler((s, r) -> names(keyspace.store().listTables(str(r.arg(1))))),
-        command("kv.use", 3).flags(SLOW).doc("kvstore", "Makes this connection use a table of a database.")
+        command("kv.use", 3).flags(SLOW | NO_MULTI).doc("kvstore", "Makes this connection use a table of a database.")
             .handler(this::use),
-        command("kv.range", -3).flags(READONLY | SLOW).doc("kvstore", "Returns the keys and values of an ordered key range.")
+        command("kv.range", -3).flags(READONLY | SLOW | NO_MULTI).doc("kvstore", "Returns the keys and values of an ordered key range.")
             .handler(this::range),
         command("kv.info", 3).flags(READONLY | SLOW).doc("kvstore", "Returns a table's engine, size and engine statistics.")
             .handler(this::info));

@@ -15,6 +15,7 @@ public final class RespEncoder {
   private static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] NULL_BULK = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NULL_RESP3 = "_\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
   /** Digits of 0..99 as two bytes each; speeds up the frequent small lengths. */
   private static final byte[] DIGITS = new byte[200];
 
@@ -40,6 +41,8 @@ public final class RespEncoder {
       out.writeBytes(CRLF);
     } else if (message instanceof RespMessage.NullReply) {
       out.writeBytes(protocol >= 3 ? NULL_RESP3 : NULL_BULK);
+    } else if (message instanceof RespMessage.NullArrayReply) {
+      out.writeBytes(protocol >= 3 ? NULL_RESP3 : NULL_ARRAY);
     } else if (message instanceof RespMessage.ErrorReply e) {
       out.writeByte('-');
       writeLine(out, e.text());

@@ -16,6 +16,7 @@ import java.util.List;
  *   IntegerReply     :42                      :42
  *   BulkString       $3 abc                   $3 abc
  *   NullReply        $-1                      _
+ *   NullArrayReply   *-1                      _
  *   ArrayReply       *n ...                   *n ...
  *   MapReply         *2n k1 v1 ...            %n k1 v1 ...
  * </pre>
@@ -28,6 +29,7 @@ public sealed interface RespMessage {
   RespMessage OK = new SimpleString("OK");
   RespMessage PONG = new SimpleString("PONG");
   RespMessage NULL = new NullReply();
+  RespMessage NULL_ARRAY = new NullArrayReply();
   RespMessage ZERO = new IntegerReply(0);
   RespMessage ONE = new IntegerReply(1);
   RespMessage EMPTY_ARRAY = new ArrayReply(List.of());
@@ -53,6 +55,12 @@ public sealed interface RespMessage {
 
   /** The null reply: {@code $-1} in RESP2, {@code _} in RESP3. */
   record NullReply() implements RespMessage {}
+
+  /**
+   * The null array: {@code *-1} in RESP2, {@code _} in RESP3. Only {@code EXEC} sends it, for a
+   * transaction a {@code WATCH}ed key's change aborted (clients tell it from an empty result).
+   */
+  record NullArrayReply() implements RespMessage {}
 
   record ArrayReply(List<RespMessage> items) implements RespMessage {}
 
