@@ -8,9 +8,11 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,9 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Durability;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.Transaction;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * MULTI, EXEC, DISCARD, WATCH and UNWATCH through the real clients (Jedis' {@code Transaction},
@@ -83,7 +87,7 @@ class TransactionTest {
       c.command("SET", "tx:abort", "before");
       c.readExpected("+OK\r\n");
       c.command("MULTI").command("SET", "tx:abort", "after").command("GET").command("NOSUCH", "x")
-          .command("KEYS", "*").command("EXEC");
+          .command("FLUSHDB").command("EXEC");
       String expected = "+OK\r\n+QUEUED\r\n"
           + "-ERR wrong number of arguments for 'get' command\r\n"
           + "-ERR unknown command 'NOSUCH', with args beginning with: 'x' \r\n"
@@ -118,6 +122,36 @@ class TransactionTest {
       c.command("EXEC").command("GET", "tx:q5").command("GET", "tx:p1");
       expected.append(execReply).append("$2\r\nv5\r\n$1\r\nb\r\n");
       assertThat(c.readExpected(expected.toString())).isEqualTo(expected.toString());
+    }
+  }
+
+  /** KEYS, SCAN, DBSIZE and KV.RANGE in a transaction see the table with the transaction's writes so far. */
+  @Test
+  void scansInATransaction_seeItsOwnWrites() {
+    try (Jedis j = jedis()) {
+      j.select(7);
+      j.flushDB();
+      j.mset("s:a", "1", "s:b", "2", "s:c", "3");
+      Transaction t = j.multi();
+      t.del("s:b");
+      t.set("s:ab", "new");
+      t.set("s:c", "changed");
+      Response<Set<String>> keys = t.keys("s:*");
+      Response<Object> size = t.sendCommand(Protocol.Command.DBSIZE, new String[0]);
+      Response<ScanResult<String>> scan = t.scan("0");
+      t.exec();
+      assertThat(keys.get()).containsExactlyInAnyOrder("s:a", "s:ab", "s:c");
+      assertThat(size.get()).isEqualTo(3L);
+      assertThat(scan.get().getResult()).containsExactly("s:a", "s:ab", "s:c");
+      Transaction r = j.multi();
+      r.set("s:0", "zero");
+      r.del("s:ab");
+      Response<Object> kvRange = r.sendCommand(() -> "KV.RANGE".getBytes(StandardCharsets.UTF_8), "s:", "s:b");
+      r.exec();
+      @SuppressWarnings("unchecked")
+      List<byte[]> flat = (List<byte[]>) kvRange.get();
+      assertThat(flat.stream().map(b -> new String(b, StandardCharsets.UTF_8)).toList()).containsExactly("s:0", "zero", "s:a", "1");
+      j.select(0);
     }
   }
 

@@ -27,10 +27,11 @@ record CommandSpec(
   /** Connection state only: always runs on the event loop. */
   static final int CONNECTION = 1 << 6;
   /**
-   * Refused inside {@code MULTI} (the transaction is then discarded at {@code EXEC}): reads or
-   * writes the table beyond the keys its arguments name (KEYS, SCAN, DBSIZE, FLUSHDB, ...), or
-   * changes what the connection addresses or how it talks (SELECT, KV.USE, HELLO, AUTH). A
-   * transaction runs on the keys its commands name, locked for it; see {@link TransactionCommands}.
+   * Refused inside {@code MULTI} (the transaction is then discarded at {@code EXEC}): writes the
+   * table beyond the keys its arguments name (FLUSHDB, FLUSHALL), or changes what the connection
+   * addresses, how it talks or the catalog (SELECT, KV.USE, HELLO, AUTH, KV.CREATE, KV.DROP). A
+   * transaction writes only the keys its commands name, locked for it; see
+   * {@link TransactionCommands}.
    */
   static final int NO_MULTI = 1 << 7;
   /** Runs at once inside {@code MULTI} instead of being queued: MULTI, EXEC, DISCARD, WATCH, QUIT, RESET. */

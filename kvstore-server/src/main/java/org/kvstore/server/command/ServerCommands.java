@@ -56,7 +56,7 @@ final class ServerCommands {
             .handler(this::info),
         command("config", -2).flags(ADMIN).doc("server", "A container for server configuration commands.")
             .handler(this::config),
-        command("dbsize", 1).flags(READONLY | SLOW | NO_MULTI).doc("server", "Returns the number of keys in the database (a scan).")
+        command("dbsize", 1).flags(READONLY | SLOW).doc("server", "Returns the number of keys in the database (a scan).")
             .handler((s, r) -> RespMessage.integer(count(s.table(keyspace)))),
         command("flushdb", -1).flags(WRITE | SLOW | NO_MULTI).doc("server", "Removes all keys from the current table.")
             .handler(this::flushdb),

@@ -52,7 +52,7 @@ final class TableCommands {
             .handler((s, r) -> names(keyspace.store().listTables(str(r.arg(1))))),
         command("kv.use", 3).flags(SLOW | NO_MULTI).doc("kvstore", "Makes this connection use a table of a database.")
             .handler(this::use),
-        command("kv.range", -3).flags(READONLY | SLOW | NO_MULTI).doc("kvstore", "Returns the keys and values of an ordered key range.")
+        command("kv.range", -3).flags(READONLY | SLOW).doc("kvstore", "Returns the keys and values of an ordered key range.")
             .handler(this::range),
         command("kv.info", 3).flags(READONLY | SLOW).doc("kvstore", "Returns a table's engine, size and engine statistics.")
             .handler(this::info));

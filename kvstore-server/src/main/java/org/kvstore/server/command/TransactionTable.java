@@ -1,9 +1,12 @@
 package org.kvstore.server.command;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.kvstore.Cursor;
 import org.kvstore.InvalidArgumentException;
@@ -19,10 +22,13 @@ import org.kvstore.spi.Mutation;
  * that holds the locks; so the transaction is atomic, also across crashes, and isolated from other
  * writers of its keys.
  *
- * <p>Only the keys given at construction exist here: the commands of a transaction name their keys
- * ({@link CommandSpec#keyArgs}), and those that do not are refused when queued
- * ({@link CommandSpec#NO_MULTI}). Reaching any other key, or scanning, is a bug in a command's key
- * positions and fails with {@link IllegalStateException}.
+ * <p>Point reads and writes reach only the keys given at construction: the commands of a
+ * transaction name their keys ({@link CommandSpec#keyArgs}), and those that write other keys are
+ * refused when queued ({@link CommandSpec#NO_MULTI}); reaching any other key is a bug in a
+ * command's key positions and fails with {@link IllegalStateException}. A scan (KEYS, SCAN, DBSIZE,
+ * RANDOMKEY, KV.RANGE in a transaction) merges the table's entries with the transaction's writes so
+ * far: it sees its own transaction, and the rest of the table as a scan outside one would (those
+ * keys are not locked).
  *
  * <p>Thread safety: confined to the thread running the {@code EXEC}.
  */
@@ -143,7 +149,7 @@ final class TransactionTable implements Table {
     for (Mutation m : batch.mutations()) {
       boolean named = false;
       for (byte[] k : keys) {
-        named |= java.util.Arrays.equals(k, m.key());
+        named |= Arrays.equals(k, m.key());
       }
       if (!named) {
         throw new InvalidArgumentException("update", "the batch writes a key which is not among the keys read");
@@ -152,9 +158,99 @@ final class TransactionTable implements Table {
     write(batch);
   }
 
+  /** The table's entries in the range with the transaction's writes so far applied over them. */
   @Override
   public Cursor scan(byte[] fromInclusive, byte[] toExclusive, int limit) {
-    throw new IllegalStateException("a transaction cannot scan: scanning commands are refused in MULTI");
+    TreeMap<byte[], byte[]> written = new TreeMap<>(Arrays::compareUnsigned);
+    for (Slot s : slots.values()) {
+      if (s.written && (fromInclusive == null || Arrays.compareUnsigned(s.key, fromInclusive) >= 0)
+          && (toExclusive == null || Arrays.compareUnsigned(s.key, toExclusive) < 0)) {
+        written.put(s.key, s.value);
+      }
+    }
+    return new MergedCursor(base.scan(fromInclusive, toExclusive, 0), written, limit);
+  }
+
+  /** The table the transaction runs on. */
+  Table base() {
+    return base;
+  }
+
+  /**
+   * A base cursor with written entries merged in (a written key replaces the base's entry, a
+   * removed one hides it), at most {@code limit} entries ({@code <= 0}: all). Thread safety: confined.
+   */
+  private static final class MergedCursor implements Cursor {
+    private final Cursor base;
+    private final Iterator<Map.Entry<byte[], byte[]>> written;
+    private final int limit;
+    private int returned;
+    private byte[] baseKey;
+    private byte[] baseValue;
+    private boolean baseDone;
+    private Map.Entry<byte[], byte[]> pending;
+    private byte[] key;
+    private byte[] value;
+
+    MergedCursor(Cursor base, TreeMap<byte[], byte[]> written, int limit) {
+      this.base = base;
+      this.written = written.entrySet().iterator();
+      this.limit = limit;
+      this.pending = this.written.hasNext() ? this.written.next() : null;
+    }
+
+    @Override
+    public boolean next() {
+      while (limit <= 0 || returned < limit) {
+        if (baseKey == null && !baseDone) {
+          if (base.next()) {
+            baseKey = base.key();
+            baseValue = base.value();
+          } else {
+            baseDone = true;
+          }
+        }
+        int c = baseKey == null ? 1 : pending == null ? -1 : Arrays.compareUnsigned(baseKey, pending.getKey());
+        if (baseKey == null && pending == null) {
+          return false;
+        }
+        if (c < 0) {
+          key = baseKey;
+          value = baseValue;
+          baseKey = null;
+        } else {
+          if (c == 0) {
+            baseKey = null; // the transaction's write replaces the stored entry
+          }
+          key = pending.getKey();
+          value = pending.getValue();
+          pending = written.hasNext() ? written.next() : null;
+          if (value == null) {
+            continue; // removed by the transaction
+          }
+          key = key.clone();
+          value = value.clone();
+        }
+        returned++;
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public byte[] key() {
+      return key;
+    }
+
+    @Override
+    public byte[] value() {
+      return value;
+    }
+
+    @Override
+    public void close() {
+      base.close();
+    }
   }
 
   @Override
