@@ -1,6 +1,7 @@
 package org.kvstore.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyValue;
@@ -123,6 +124,14 @@ class LettuceCompatibilityTest {
       assertThat(r.get("t")).isEqualTo("Hello Redis");
       assertThat(r.type("s")).isEqualTo("none");
       assertThat(r.type("t")).isEqualTo("string");
+      r.set("u", "taken");
+      assertThat(r.renamenx("t", "u")).isFalse();
+      assertThat(r.get("u")).isEqualTo("taken");
+      assertThat(r.renamenx("t", "v")).isTrue();
+      assertThat(r.get("v")).isEqualTo("Hello Redis");
+      assertThat(r.exists("t")).isZero();
+      assertThat(r.renamenx("v", "v")).isFalse();
+      assertThatThrownBy(() -> r.renamenx("t", "w")).hasMessage("ERR no such key");
       assertThat(r.decrby("n", 5)).isEqualTo(-5);
     }
   }

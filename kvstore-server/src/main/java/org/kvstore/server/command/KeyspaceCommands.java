@@ -1,7 +1,6 @@
 package org.kvstore.server.command;
 
 import static org.kvstore.server.command.CommandSpec.FAST;
-import static org.kvstore.server.command.CommandSpec.NO_MULTI;
 import static org.kvstore.server.command.CommandSpec.READONLY;
 import static org.kvstore.server.command.CommandSpec.SLOW;
 import static org.kvstore.server.command.CommandSpec.WRITE;
@@ -38,16 +37,21 @@ final class KeyspaceCommands {
 
   List<CommandSpec> specs() {
     return List.of(
-        command("keys", 2).flags(READONLY | SLOW | NO_MULTI).doc("keyspace", "Returns all key names that match a pattern.")
+        command("keys", 2).flags(READONLY | SLOW).doc("keyspace", "Returns all key names that match a pattern.")
             .handler(this::keys),
-        command("scan", -2).flags(READONLY | SLOW | NO_MULTI).doc("keyspace", "Iterates over the key names in the table.")
+        command("scan", -2).flags(READONLY | SLOW).doc("keyspace", "Iterates over the key names in the table.")
             .handler(this::scan),
         command("type", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("keyspace", "Determines the type of value stored at a key.")
             .handler((s, r) -> new RespMessage.SimpleString(
                 s.table(keyspace).getReadOnly(r.arg(1)) == null ? "none" : "string")),
         command("rename", 3).flags(WRITE).keys(1, 2, 1).doc("keyspace", "Renames a key and overwrites the destination.")
-            .handler(this::rename),
-        command("randomkey", 1).flags(READONLY | SLOW | NO_MULTI).doc("keyspace", "Returns a random key name from the table.")
+            .handler((s, r) -> {
+              rename(s, r, false);
+              return RespMessage.OK;
+            }),
+        command("renamenx", 3).flags(WRITE | FAST).keys(1, 2, 1).doc("keyspace", "Renames a key only when the target key name doesn't exist.")
+            .handler((s, r) -> RespMessage.integer(rename(s, r, true) ? 1 : 0)),
+        command("randomkey", 1).flags(READONLY | SLOW).doc("keyspace", "Returns a random key name from the table.")
             .handler(this::randomkey));
   }
 
@@ -91,10 +95,13 @@ final class KeyspaceCommands {
       }
     }
     Table table = s.table(keyspace);
+    // Inside EXEC the table is the transaction's view; a cursor names the table itself, so an
+    // iteration may go on outside the transaction.
+    Table cursorTable = table instanceof TransactionTable view ? view.base() : table;
     byte[] from = null;
     if (cursorId != 0) {
       ScanCursors.Position pos = cursors.get(cursorId);
-      if (pos == null || pos.table() != table) {
+      if (pos == null || pos.table() != cursorTable) {
         throw new CommandException("ERR invalid cursor");
       }
       from = pos.resumeKey();
@@ -124,7 +131,7 @@ final class KeyspaceCommands {
         }
       }
     }
-    long nextId = next == null ? 0 : cursors.register(table, next);
+    long nextId = next == null ? 0 : cursors.register(cursorTable, next);
     return new RespMessage.ArrayReply(List.of(
         RespMessage.bulk(Long.toUnsignedString(nextId)), new RespMessage.ArrayReply(keys)));
   }
@@ -141,15 +148,24 @@ final class KeyspaceCommands {
     }
   }
 
-  private RespMessage rename(ClientSession s, RespRequest r) {
+  /**
+   * RENAME (and with {@code onlyIfAbsent}, RENAMENX): moves the value of the first argument to the
+   * second in one atomic update; returns whether it moved (RENAMENX leaves an existing target).
+   */
+  private boolean rename(ClientSession s, RespRequest r, boolean onlyIfAbsent) {
     byte[] src = r.arg(1);
     byte[] dst = r.arg(2);
     boolean[] missing = new boolean[1];
+    boolean[] moved = new boolean[1];
     s.table(keyspace).update(List.of(src, dst), cur -> {
       if (cur[0] == null) {
         missing[0] = true;
         return null;
       }
+      if (onlyIfAbsent && cur[1] != null) {
+        return null;
+      }
+      moved[0] = true;
       if (Arrays.equals(src, dst)) {
         return null;
       }
@@ -158,7 +174,7 @@ final class KeyspaceCommands {
     if (missing[0]) {
       throw new CommandException("ERR no such key");
     }
-    return RespMessage.OK;
+    return moved[0];
   }
 
   private RespMessage randomkey(ClientSession s, RespRequest r) {
