@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -174,6 +175,8 @@ public final class KVStoreServer implements AutoCloseable {
         .maxValueBytes((int) Math.min(config.protoMaxBulkLen(), Integer.MAX_VALUE - 16))
         .blockCacheBytes(config.blockCacheBytes())
         .writeBufferBytes(config.writeBufferBytes())
+        .checkpointInterval(Duration.ofSeconds(config.checkpointIntervalSeconds()))
+        .checkpointLogBytes(config.checkpointLogBytes())
         .build();
     try {
       return KVStore.open(config.dataDir(), options);

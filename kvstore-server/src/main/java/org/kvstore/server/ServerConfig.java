@@ -51,6 +51,9 @@ import org.kvstore.StoreOptions;
  *     of the maximum heap; 0 caches nothing)
  * @param writeBufferBytes bytes the memtables of the store's lsm tables may hold together (default a
  *     quarter of the maximum heap; 0: only each table's own memtable.size bounds it)
+ * @param checkpointIntervalSeconds seconds between timed checkpoints (0: only by log size); see
+ *     {@link StoreOptions#checkpointInterval()}
+ * @param checkpointLogBytes log bytes written since the last checkpoint that start one
  *
  * <p>Thread safety: immutable.
  */
@@ -75,14 +78,16 @@ public record ServerConfig(
     int protoReadTimeoutSeconds,
     long queryBufferBudget,
     long blockCacheBytes,
-    long writeBufferBytes) {
+    long writeBufferBytes,
+    long checkpointIntervalSeconds,
+    long checkpointLogBytes) {
 
   /** Every key a configuration file may hold, which is also every flag without its "--". */
   public static final List<String> KEYS = List.of(
       "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
       "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
       "maxclients", "worker-threads", "io-threads", "read-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget",
-      "block-cache-size", "write-buffer-budget");
+      "block-cache-size", "write-buffer-budget", "checkpoint-interval", "checkpoint-log-size");
 
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
@@ -117,6 +122,10 @@ public record ServerConfig(
     require(blockCacheBytes >= 0, "block-cache-size", "must be >= 0, was " + blockCacheBytes);
     require(writeBufferBytes == 0 || writeBufferBytes >= 1024 * 1024, "write-buffer-budget",
         "must be 0 or at least 1mb, was " + writeBufferBytes);
+    require(checkpointIntervalSeconds >= 0 && checkpointIntervalSeconds <= 86_400L * 365, "checkpoint-interval",
+        "must be from 0 to 31536000 seconds, was " + checkpointIntervalSeconds);
+    require(checkpointLogBytes >= 1024 * 1024, "checkpoint-log-size",
+        "must be at least 1mb, was " + checkpointLogBytes);
     if (password != null && password.isEmpty()) {
       password = null;
     }
@@ -165,7 +174,8 @@ public record ServerConfig(
         + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
         + ", ioThreads=" + ioThreads + ", readThreads=" + readThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
         + ", queryBufferBudget=" + queryBufferBudget + ", blockCacheBytes=" + blockCacheBytes
-        + ", writeBufferBytes=" + writeBufferBytes + "]";
+        + ", writeBufferBytes=" + writeBufferBytes + ", checkpointIntervalSeconds="
+        + checkpointIntervalSeconds + ", checkpointLogBytes=" + checkpointLogBytes + "]";
   }
 
   /**
@@ -231,6 +241,8 @@ public record ServerConfig(
     private long queryBufferBudget;
     private long blockCacheBytes = StoreOptions.defaultBlockCacheBytes();
     private long writeBufferBytes = StoreOptions.defaultWriteBufferBytes();
+    private long checkpointIntervalSeconds = StoreOptions.defaults().checkpointInterval().toSeconds();
+    private long checkpointLogBytes = StoreOptions.defaults().checkpointLogBytes();
 
     private Builder() {}
 
@@ -275,6 +287,8 @@ public record ServerConfig(
         case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
         case "block-cache-size" -> blockCacheBytes = number(key, v, true);
         case "write-buffer-budget" -> writeBufferBytes = number(key, v, true);
+        case "checkpoint-interval" -> checkpointIntervalSeconds = number(key, v, false);
+        case "checkpoint-log-size" -> checkpointLogBytes = number(key, v, true);
         default -> throw new InvalidArgumentException(
             "setting", "unknown key '" + key + "'; known keys: " + String.join(", ", KEYS));
       }
@@ -286,7 +300,7 @@ public record ServerConfig(
           dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
           protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
           readThreads, ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes,
-          writeBufferBytes);
+          writeBufferBytes, checkpointIntervalSeconds, checkpointLogBytes);
     }
 
     /** {@code n}, which a key without an "auto" number must not give below 0. */

@@ -100,6 +100,12 @@ public final class ServerMain implements Callable<Integer> {
   @Option(names = "--write-buffer-budget", paramLabel = "BYTES", description = "bytes the memtables of all lsm tables may hold together; past it the largest is flushed early and writes wait; 0 = no bound but each table's memtable.size (default: a quarter of the heap)")
   private String writeBufferBudget;
 
+  @Option(names = "--checkpoint-interval", paramLabel = "SECONDS", description = "seconds between timed checkpoints (every table's state persisted, the log it no longer needs deleted); 0 = only by log size (default: 60)")
+  private String checkpointInterval;
+
+  @Option(names = "--checkpoint-log-size", paramLabel = "BYTES", description = "bytes of log written since the last checkpoint that start one; bounds the replay after a crash (default: 256mb)")
+  private String checkpointLogSize;
+
   private volatile KVStoreServer running;
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -156,6 +162,8 @@ public final class ServerMain implements Callable<Integer> {
     flags.put("query-buffer-budget", queryBufferBudget);
     flags.put("block-cache-size", blockCacheSize);
     flags.put("write-buffer-budget", writeBufferBudget);
+    flags.put("checkpoint-interval", checkpointInterval);
+    flags.put("checkpoint-log-size", checkpointLogSize);
     for (Map.Entry<String, String> e : flags.entrySet()) {
       if (e.getValue() != null) {
         try {

@@ -88,6 +88,22 @@ class ServerConfigTest {
   }
 
   @Test
+  void checkpointSettings_defaultToTheStores_andAreValidated() {
+    ServerConfig d = ServerConfig.defaults();
+    assertThat(d.checkpointIntervalSeconds())
+        .isEqualTo(org.kvstore.StoreOptions.defaults().checkpointInterval().toSeconds());
+    assertThat(d.checkpointLogBytes()).isEqualTo(org.kvstore.StoreOptions.defaults().checkpointLogBytes());
+    ServerMain main = new ServerMain();
+    new CommandLine(main).parseArgs("--checkpoint-interval", "0", "--checkpoint-log-size", "1g");
+    assertThat(main.config().checkpointIntervalSeconds()).isZero();
+    assertThat(main.config().checkpointLogBytes()).isEqualTo(1L << 30);
+    assertThatThrownBy(() -> ServerConfig.builder().set("checkpoint-interval", "-5").build())
+        .hasMessageContaining("checkpoint-interval");
+    assertThatThrownBy(() -> ServerConfig.builder().set("checkpoint-log-size", "64k").build())
+        .hasMessageContaining("checkpoint-log-size").hasMessageContaining("at least 1mb");
+  }
+
+  @Test
   void threads_byDefaultHalfTheCoresLoopAndTheRestHelpReads() {
     ServerConfig d = ServerConfig.defaults();
     assertThat(d.eventLoops(1)).isEqualTo(1);
