@@ -241,4 +241,33 @@ class JedisCompatibilityTest {
       assertThat(j.info("nosuchsection")).isEmpty();
     }
   }
+
+  /** INCRBYFLOAT with the examples of Redis' documentation, and its errors. */
+  @Test
+  void incrByFloat_formatsLikeRedis() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.set("f", "10.50");
+      assertThat(floatReply(j, "f", "0.1")).isEqualTo("10.6");
+      assertThat(floatReply(j, "f", "-5")).isEqualTo("5.6");
+      j.set("f", "5.0e3");
+      assertThat(floatReply(j, "f", "2.0e2")).isEqualTo("5200");
+      j.del("g");
+      assertThat(floatReply(j, "g", "0.1")).isEqualTo("0.1");
+      assertThat(floatReply(j, "g", "0.2")).isEqualTo("0.3");
+      assertThat(floatReply(j, "g", "-0.3")).isEqualTo("0");
+      assertThat(j.incrByFloat("g", 1.5)).isEqualTo(1.5);
+      j.set("text", "abc");
+      assertThatThrownBy(() -> j.incrByFloat("text", 1)).hasMessage("ERR value is not a valid float");
+      assertThatThrownBy(() -> floatReply(j, "g", " 1")).hasMessage("ERR value is not a valid float");
+      assertThatThrownBy(() -> floatReply(j, "g", "inf")).hasMessage("ERR value is not a valid float");
+      assertThatThrownBy(() -> floatReply(j, "g", "1e5000"))
+          .hasMessage("ERR increment would produce NaN or Infinity");
+      assertThat(j.get("g")).isEqualTo("1.5");
+    }
+  }
+
+  private static String floatReply(Jedis j, String key, String by) {
+    Object r = j.sendCommand(() -> SafeEncoder.encode("INCRBYFLOAT"), key, by);
+    return SafeEncoder.encode((byte[]) r);
+  }
 }

@@ -265,6 +265,32 @@ class TransactionTest {
     }
   }
 
+  /** The queue of a connection is bounded by the request limits: 16 commands, 2 KiB of arguments here. */
+  @Test
+  void queuePastTheLimits_isRefused_andTheTransactionDiscarded(@TempDir Path own) throws Exception {
+    try (KVStoreServer small = KVStoreServer.start(TestServers.config(own)
+            .set("proto-max-multibulk-len", "16").set("proto-max-bulk-len", "2k").build());
+        RawClient c = new RawClient(small.respPort())) {
+      c.command("MULTI");
+      c.readExpected("+OK\r\n");
+      for (int i = 0; i < 16; i++) {
+        c.command("INCR", "tx:limit");
+        c.readExpected("+QUEUED\r\n");
+      }
+      c.command("INCR", "tx:limit").command("EXEC").command("EXISTS", "tx:limit");
+      String expected = "-ERR transaction too large: at most 16 commands and 2048 bytes of arguments may be queued\r\n"
+          + "-EXECABORT Transaction discarded because of previous errors.\r\n:0\r\n";
+      assertThat(c.readExpected(expected)).isEqualTo(expected);
+
+      String value = "v".repeat(1100);
+      c.command("MULTI").command("SET", "tx:big", value).command("SET", "tx:big", value)
+          .command("EXEC").command("EXISTS", "tx:big");
+      expected = "+OK\r\n+QUEUED\r\n-ERR transaction too large: at most 16 commands and 2048 bytes of"
+          + " arguments may be queued\r\n-EXECABORT Transaction discarded because of previous errors.\r\n:0\r\n";
+      assertThat(c.readExpected(expected)).isEqualTo(expected);
+    }
+  }
+
   @Test
   void aTransactionTheStoreRefuses_writesNothing() {
     try (Jedis j = jedis()) {

@@ -6,6 +6,7 @@ import static org.kvstore.server.command.CommandSpec.WRITE;
 import static org.kvstore.server.command.CommandSpec.command;
 import static org.kvstore.server.command.ConnectionCommands.str;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -20,7 +21,7 @@ import org.kvstore.server.resp.RespRequest;
 
 /**
  * String commands over the selected table. Every read-modify-write command (SET NX/XX/GET, GETSET,
- * GETDEL, SETNX, MSETNX, INCR family, APPEND, SETRANGE) runs inside {@link Table#update}, which
+ * GETDEL, SETNX, MSETNX, INCR family and INCRBYFLOAT, APPEND, SETRANGE) runs inside {@link Table#update}, which
  * holds the keys' locks across the read and the write, so it is atomic; MSET is one
  * {@link WriteBatch}.
  *
@@ -124,6 +125,8 @@ final class StringCommands {
               }
               return incrBy(s, r.arg(1), -by);
             }),
+        command("incrbyfloat", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the floating point value of a key by a number.")
+            .handler(this::incrByFloat),
         command("append", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Appends a string to the value of a key.")
             .handler(this::append),
         command("strlen", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the length of a string value.")
@@ -289,6 +292,18 @@ final class StringCommands {
       return new WriteBatch().put(key, RedisNumbers.toBytes(result[0]));
     });
     return RespMessage.integer(result[0]);
+  }
+
+  private RespMessage incrByFloat(ClientSession s, RespRequest r) {
+    byte[] key = r.arg(1);
+    BigDecimal by = RedisNumbers.parseFloat(r.arg(2));
+    byte[][] result = new byte[1][];
+    update(s, List.of(key), cur -> {
+      BigDecimal v = cur[0] == null ? BigDecimal.ZERO : RedisNumbers.parseFloat(cur[0]);
+      result[0] = RedisNumbers.addFloat(v, by);
+      return new WriteBatch().put(key, result[0]);
+    });
+    return new RespMessage.BulkString(result[0]);
   }
 
   private RespMessage append(ClientSession s, RespRequest r) {
