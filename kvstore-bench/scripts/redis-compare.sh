@@ -16,6 +16,9 @@
 # so that flushes and the SSTable read path are compiled too), then each case runs REPEATS times
 # (default 3), alternating the servers, and the table shows the run with the median throughput of
 # each server.
+# The last two columns are each server's CPU microseconds per request over all the runs of the
+# case, SETs and GETs together (user + system from /proc/PID/stat, every thread: on 2 cores this
+# swings far less than requests per second, and decides how much CPU is left for the client).
 # Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
@@ -51,7 +54,7 @@ while [[ $# -gt 0 ]]; do
         *) echo "--durability takes sync or periodic, not $2" >&2; exit 2 ;;
       esac
       shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -82,13 +85,19 @@ median() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
+HZ="$(getconf CLK_TCK)"
+# cpu_ticks PID -> user + system clock ticks the process has used (all its threads)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# us_per_request TICKS REQUESTS -> CPU microseconds per request
+us_per_request() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }'; }
+
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs after a warm-up of $WARMUP per case; kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}"
   echo
-  echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis |"
-  echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis | kv CPU us/req | redis CPU us/req |"
+  echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } | tee "$OUT.tmp"
 
 CASES=("10 3 1" "100 3 1" "1000 3 1" "50 500 1" "50 500 16")
@@ -106,15 +115,22 @@ for pairing in "${PAIRINGS[@]}"; do
   done
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
-    kv=""; rd=""
+    kv=""; rd=""; kv_ticks=0; rd_ticks=0
     for ((r = 0; r < REPEATS; r++)); do
+      t0="$(cpu_ticks "$KV_PID")"
       kv+="$(bench "$KV_PORT" "$clients" "$size" "$pipe")"$'\n'
+      kv_ticks=$((kv_ticks + $(cpu_ticks "$KV_PID") - t0))
+      t0="$(cpu_ticks "$REDIS_PID")"
       rd+="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe")"$'\n'
+      rd_ticks=$((rd_ticks + $(cpu_ticks "$REDIS_PID") - t0))
     done
+    # Server CPU per request over all the case's runs, SETs and GETs together (-t set,get).
+    kv_us="$(us_per_request "$kv_ticks" $((2 * N * REPEATS)))"
+    rd_us="$(us_per_request "$rd_ticks" $((2 * N * REPEATS)))"
     for op in SET GET; do
       read -r krps kp50 kp99 <<<"$(median "$op" <<<"$kv")"
       read -r rrps rp50 rp99 <<<"$(median "$op" <<<"$rd")"
-      echo "| $kvd / $rfs | $clients | $size B | $pipe | $op | $krps | $kp50 | $kp99 | $rrps | $rp50 | $rp99 | $(ratio "$krps" "$rrps") |" | tee -a "$OUT.tmp"
+      echo "| $kvd / $rfs | $clients | $size B | $pipe | $op | $krps | $kp50 | $kp99 | $rrps | $rp50 | $rp99 | $(ratio "$krps" "$rrps") | $kv_us | $rd_us |" | tee -a "$OUT.tmp"
     done
   done
   stop_servers
