@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.BiConsumer;
 import org.kvstore.spi.Mutation;
 
 /**
@@ -54,6 +55,16 @@ public final class WriteBatch {
   /** Sum of key and value lengths. */
   public long approximateBytes() {
     return bytes;
+  }
+
+  /**
+   * Passes each mutation, in order, to {@code action}: a put as its key and value, a remove as its
+   * key and {@code null}. The arrays are the batch's own: the action must not modify them.
+   */
+  public void forEach(BiConsumer<byte[], byte[]> action) {
+    for (Mutation m : mutations) {
+      action.accept(m.key(), m.value());
+    }
   }
 
   /** The mutations, in order (a read-only view). */

@@ -13,7 +13,6 @@ import org.kvstore.InvalidArgumentException;
 import org.kvstore.Table;
 import org.kvstore.TableInfo;
 import org.kvstore.WriteBatch;
-import org.kvstore.spi.Mutation;
 
 /**
  * The table as the commands of one {@code EXEC} see it: the values of the transaction's keys, read
@@ -125,14 +124,12 @@ final class TransactionTable implements Table {
   /** Applies {@code batch}; every key is checked before any is changed. */
   @Override
   public void write(WriteBatch batch) {
-    for (Mutation m : batch.mutations()) {
-      slot(m.key());
-    }
-    for (Mutation m : batch.mutations()) {
-      Slot s = slot(m.key());
-      s.value = m.value();
+    batch.forEach((key, value) -> slot(key));
+    batch.forEach((key, value) -> {
+      Slot s = slot(key);
+      s.value = value;
       s.written = true;
-    }
+    });
   }
 
   /** As the store's: the batch may only touch {@code keys}; the values passed are not copies. */
@@ -146,15 +143,15 @@ final class TransactionTable implements Table {
     if (batch == null || batch.isEmpty()) {
       return;
     }
-    for (Mutation m : batch.mutations()) {
+    batch.forEach((key, value) -> {
       boolean named = false;
       for (byte[] k : keys) {
-        named |= Arrays.equals(k, m.key());
+        named |= Arrays.equals(k, key);
       }
       if (!named) {
         throw new InvalidArgumentException("update", "the batch writes a key which is not among the keys read");
       }
-    }
+    });
     write(batch);
   }
 
