@@ -1,10 +1,11 @@
 package org.kvstore.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -238,28 +239,43 @@ public final class StoreTable implements Table {
         return null;
       }
       List<Mutation> mutations = checkBatch(batch);
-      Set<byte[]> locked = Collections.newSetFromMap(new IdentityHashMap<>());
-      for (Mutation m : mutations) {
-        if (!isLocked(m.key(), keys, locked)) {
-          throw new InvalidArgumentException(
-              "update", "the batch writes key " + Keys.printable(m.key()) + " which is not among the keys read");
-        }
+      byte[] stray = firstKeyNotAmong(mutations, keys);
+      if (stray != null) {
+        throw new InvalidArgumentException(
+            "update", "the batch writes key " + Keys.printable(stray) + " which is not among the keys read");
       }
       return mutations;
     });
   }
 
-  private static boolean isLocked(byte[] key, List<byte[]> keys, Set<byte[]> fast) {
-    if (fast.contains(key)) {
-      return true;
+  /**
+   * The first key the mutations write that is not among {@code keys} (by content), or null. Linear
+   * in both sizes: a few keys (INCR, RENAME) are compared directly, more (MSETNX of many keys)
+   * through a hash set, not each mutation against every key.
+   */
+  private static byte[] firstKeyNotAmong(List<Mutation> mutations, List<byte[]> keys) {
+    if (keys.size() <= 8) {
+      for (Mutation m : mutations) {
+        boolean found = false;
+        for (int i = 0; i < keys.size() && !found; i++) {
+          found = Arrays.equals(keys.get(i), m.key());
+        }
+        if (!found) {
+          return m.key();
+        }
+      }
+      return null;
     }
+    Set<ByteBuffer> allowed = new HashSet<>(keys.size() * 2);
     for (byte[] k : keys) {
-      if (java.util.Arrays.equals(k, key)) {
-        fast.add(key);
-        return true;
+      allowed.add(ByteBuffer.wrap(k));
+    }
+    for (Mutation m : mutations) {
+      if (!allowed.contains(ByteBuffer.wrap(m.key()))) {
+        return m.key();
       }
     }
-    return false;
+    return null;
   }
 
   @Override

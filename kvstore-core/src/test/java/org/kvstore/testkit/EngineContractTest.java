@@ -410,6 +410,29 @@ public abstract class EngineContractTest {
         .hasMessageContaining("'y'");
   }
 
+  /** An update of many keys (MSETNX of thousands) may write them all, and no key it did not read. */
+  @Test
+  void update_ofManyKeys_writesThemAll_andRefusesAKeyNotRead() {
+    List<byte[]> keys = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      keys.add(b("many:" + i));
+    }
+    table.update(keys, current -> {
+      WriteBatch batch = new WriteBatch();
+      for (int i = 0; i < current.length; i++) {
+        assertThat(current[i]).isNull();
+        batch.put(keys.get(i), b("v" + i));
+      }
+      return batch;
+    });
+    assertThat(s(table.get(b("many:0")))).isEqualTo("v0");
+    assertThat(s(table.get(b("many:4999")))).isEqualTo("v4999");
+    assertThatThrownBy(() -> table.update(keys, c -> new WriteBatch().put(b("many:1"), b("x")).put(b("stray"), b("y"))))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("'stray'");
+    assertThat(s(table.get(b("many:1")))).isEqualTo("v1");
+  }
+
   // ---- large values ----
 
   @Test

@@ -2,10 +2,12 @@ package org.kvstore.server.command;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.kvstore.Cursor;
@@ -143,12 +145,12 @@ final class TransactionTable implements Table {
     if (batch == null || batch.isEmpty()) {
       return;
     }
+    Set<ByteBuffer> named = new HashSet<>();
+    for (byte[] k : keys) {
+      named.add(ByteBuffer.wrap(k));
+    }
     batch.forEach((key, value) -> {
-      boolean named = false;
-      for (byte[] k : keys) {
-        named |= Arrays.equals(k, key);
-      }
-      if (!named) {
+      if (!named.contains(ByteBuffer.wrap(key))) {
         throw new InvalidArgumentException("update", "the batch writes a key which is not among the keys read");
       }
     });

@@ -1,10 +1,13 @@
 package org.kvstore.server.command;
 
+import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.kvstore.Table;
 
 /**
@@ -67,17 +70,14 @@ final class WatchedKeys {
    * value of {@code keys.get(i)}, read under the transaction's locks.
    */
   boolean unchangedOn(Table t, List<byte[]> keys, byte[][] values) {
+    Map<ByteBuffer, Integer> index = new HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      index.putIfAbsent(ByteBuffer.wrap(keys.get(i)), i);
+    }
     for (Watch w : watches) {
-      if (!w.on(t)) {
-        continue;
-      }
-      for (int i = 0; i < keys.size(); i++) {
-        if (Arrays.equals(keys.get(i), w.key())) {
-          if (!Arrays.equals(w.fingerprint(), fingerprint(values[i]))) {
-            return false;
-          }
-          break;
-        }
+      Integer i = w.on(t) ? index.get(ByteBuffer.wrap(w.key())) : null;
+      if (i != null && !Arrays.equals(w.fingerprint(), fingerprint(values[i]))) {
+        return false;
       }
     }
     return true;
