@@ -9,6 +9,9 @@
 #                                 sets KV_PID and REDIS_PID (bin/kvstore-server execs java, so
 #                                 KV_PID is the JVM's)
 #   stop_servers
+#   settle PID                    waits until that server and its child processes are idle (see there)
+#   cpu_ticks PID                 user + system clock ticks of that server, its threads and the child
+#                                 processes it has reaped (Redis' AOF rewrite children)
 # Environment: KV_PORT (16379), REDIS_PORT (16380), KV_FLAGS (more kvstore flags), KV_JAVA_OPTS
 # (replaces bin/kvstore-server's JVM flags).
 
@@ -78,3 +81,42 @@ stop_servers() {
   wait "$KV_PID" "$REDIS_PID" 2>/dev/null || true
   KV_PID=""; REDIS_PID=""
 }
+
+# cpu_ticks PID -> user + system clock ticks of the process (all its threads) and of the children it
+# has waited for (fields 14-17 of /proc/PID/stat): Redis' AOF rewrite child counts once reaped.
+cpu_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
+
+# live_ticks PID -> cpu_ticks of PID plus the ticks of its running children
+live_ticks() {
+  local t c
+  t=$(cpu_ticks "$1")
+  for c in $(pgrep -P "$1" 2>/dev/null); do
+    t=$((t + $(awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
+
+# settle PID: returns once the server PID (its threads and its child processes) used at most one
+# clock tick in each of three consecutive 0.2 s windows and has no child process, or after 60 s.
+# Background work that one server's run sets off (Redis forks an AOF rewrite child when its log has
+# doubled; kvstore flushes a memtable and compacts) otherwise runs on into the next run, which is
+# the other server's: on 2 cores that run then competes with it for the CPU.
+settle() {
+  local quiet=0 t0 t1 deadline=$((SECONDS + 60))
+  t0=$(live_ticks "$1")
+  while ((quiet < 3)); do
+    if ((SECONDS >= deadline)); then
+      echo "$NAME: pid $1 still busy after 60 s; going on" >&2
+      return 0
+    fi
+    sleep 0.2
+    t1=$(live_ticks "$1")
+    if ((t1 - t0 <= 1)) && [[ -z "$(pgrep -P "$1" 2>/dev/null)" ]]; then
+      quiet=$((quiet + 1))
+    else
+      quiet=0
+    fi
+    t0=$t1
+  done
+}
+

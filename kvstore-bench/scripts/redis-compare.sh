@@ -3,7 +3,7 @@
 # same run, on loopback only.
 #
 #   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-W WARMUP] [-o RESULTS.md]
-#       [--quick] [--case "CLIENTS SIZE PIPELINE"]... [--durability sync|periodic]
+#       [--quick] [--case "CLIENTS SIZE PIPELINE"]... [--durability sync|periodic] [--no-settle]
 #
 # Matrix (each run is "-t set,get", random keys from -r 100000):
 #   BlinkDB table: 10, 100 and 1000 clients, 3-byte values, not pipelined
@@ -16,9 +16,16 @@
 # so that flushes and the SSTable read path are compiled too), then each case runs REPEATS times
 # (default 3), alternating the servers, and the table shows the run with the median throughput of
 # each server.
+# After every run (warm-up runs included) the script waits until that server is idle again (no CPU
+# used for 0.6 s, no child process; settle in bench-servers.sh) before the other server's run
+# starts: Redis forks an AOF rewrite child whenever its log has doubled (every pipelined 500-byte
+# run does that), and kvstore flushes and compacts in the background; on 2 cores such work,
+# left running into the other server's run, competes with that run for the CPU. --no-settle runs
+# them back to back, as this script did before 2026-11-25.
 # The last two columns are each server's CPU microseconds per request over all the runs of the
-# case, SETs and GETs together (user + system from /proc/PID/stat, every thread: on 2 cores this
-# swings far less than requests per second, and decides how much CPU is left for the client).
+# case, SETs and GETs together (user + system from /proc/PID/stat, every thread, the background
+# work a run set off until the server is idle again, and Redis' reaped rewrite children: on 2 cores
+# this swings far less than requests per second, and decides how much CPU is left for the client).
 # Every run also checks that redis-benchmark exited 0 (it exits 1 on any error reply), so the
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
@@ -39,6 +46,7 @@ QUICK=0
 REPEATS=3
 ONLY_CASES=()
 PAIRINGS=("sync always" "periodic everysec")
+SETTLE=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) N="$2"; shift 2 ;;
@@ -54,7 +62,8 @@ while [[ $# -gt 0 ]]; do
         *) echo "--durability takes sync or periodic, not $2" >&2; exit 2 ;;
       esac
       shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    --no-settle) SETTLE=0; shift ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -86,15 +95,15 @@ median() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 HZ="$(getconf CLK_TCK)"
-# cpu_ticks PID -> user + system clock ticks the process has used (all its threads)
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# after_run PID: lets that server's background work finish before the next run (unless --no-settle)
+after_run() { if [[ $SETTLE == 1 ]]; then settle "$1"; fi; }
 # us_per_request TICKS REQUESTS -> CPU microseconds per request
 us_per_request() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }'; }
 
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs after a warm-up of $WARMUP per case; kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs after a warm-up of $WARMUP per case; settle between runs: $([[ $SETTLE == 1 ]] && echo yes || echo no); kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}"
   echo
   echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis | kv CPU us/req | redis CPU us/req |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -111,7 +120,9 @@ for pairing in "${PAIRINGS[@]}"; do
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
     bench "$KV_PORT" "$clients" "$size" "$pipe" "$WARMUP" >/dev/null
+    after_run "$KV_PID"
     bench "$REDIS_PORT" "$clients" "$size" "$pipe" "$WARMUP" >/dev/null
+    after_run "$REDIS_PID"
   done
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
@@ -119,9 +130,11 @@ for pairing in "${PAIRINGS[@]}"; do
     for ((r = 0; r < REPEATS; r++)); do
       t0="$(cpu_ticks "$KV_PID")"
       kv+="$(bench "$KV_PORT" "$clients" "$size" "$pipe")"$'\n'
+      after_run "$KV_PID"
       kv_ticks=$((kv_ticks + $(cpu_ticks "$KV_PID") - t0))
       t0="$(cpu_ticks "$REDIS_PID")"
       rd+="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe")"$'\n'
+      after_run "$REDIS_PID"
       rd_ticks=$((rd_ticks + $(cpu_ticks "$REDIS_PID") - t0))
     done
     # Server CPU per request over all the case's runs, SETs and GETs together (-t set,get).
