@@ -250,8 +250,15 @@ public final class SharedBlockCache {
     }
 
     boolean is(BlockCache v, long f, long o, byte[] k) {
-      return fileNum == f && offset == o && view == v
-          && (k == null ? rowKey == null : rowKey != null && Arrays.equals(rowKey, k));
+      // File and offset (a row's key hash) in one test: a probe that meets another file's entry
+      // then takes the branch that entries of the same file with other offsets take all the time.
+      // Tested apart, that branch was never taken until a flush or compaction added a new file's
+      // entries, and the trap it then hit recompiled every method the probe is inlined in (the
+      // point-read path among them) in the middle of a run.
+      if (((fileNum ^ f) | (offset ^ o)) != 0 || view != v) {
+        return false;
+      }
+      return k == null ? rowKey == null : rowKey != null && Arrays.equals(rowKey, k);
     }
   }
 
