@@ -12,8 +12,10 @@
 # requests of the case), then the runs alternate between them: REPEATS runs (default 5) of
 # REQUESTS requests (default 500,000) of one command (default get) each. Every run prints the
 # requests per second and the server's CPU microseconds per request (user + system, from
-# /proc/PID/stat over the run: all the server's threads, background flushes and compactions and
-# the JIT and GC included).
+# /proc/PID/stat over the run and until the server is idle again: all the server's threads,
+# background flushes and compactions, the JIT and GC, and Redis' reaped AOF rewrite children).
+# After every run (warm-up runs too) the script waits until that server is idle (settle in
+# bench-servers.sh), so one server's background work does not run into the other's run.
 # KV_FLAGS adds kvstore server flags; KV_JAVA_OPTS replaces bin/kvstore-server's JVM flags.
 # Needs: redis-server, redis-benchmark, java 17, Linux (/proc).
 set -euo pipefail
@@ -52,22 +54,20 @@ start_servers "$KVD" "$FSYNC"
 bench() { # port requests tests
   redis-benchmark -h 127.0.0.1 -p "$1" -c "$CLIENTS" -d "$SIZE" -P "$PIPE" -n "$2" -r 100000 -t "$3" --csv
 }
-ticks() { # pid -> utime + stime in clock ticks
-  awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
 HZ=$(getconf CLK_TCK)
 
 echo "cpu-per-request: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg);" \
   "-c $CLIENTS -d $SIZE -P $PIPE -t $OP, $N requests per run, kvstore $KVD vs redis appendfsync $FSYNC"
-for p in "$KV_PORT" "$REDIS_PORT"; do
-  for _ in 1 2 3; do bench "$p" 300000 set,get >/dev/null; done
+for p in "$KV_PORT:$KV_PID" "$REDIS_PORT:$REDIS_PID"; do
+  for _ in 1 2 3; do bench "${p%%:*}" 300000 set,get >/dev/null; settle "${p##*:}"; done
 done
 for ((r = 1; r <= REPEATS; r++)); do
   for server in kvstore redis; do
     if [[ $server == kvstore ]]; then port=$KV_PORT; pid=$KV_PID; else port=$REDIS_PORT; pid=$REDIS_PID; fi
-    before=$(ticks "$pid")
+    before=$(cpu_ticks "$pid")
     rps=$(bench "$port" "$N" "$OP" | tr -d '"' | awk -F, 'NR > 1 { printf "%d", $2 }')
-    after=$(ticks "$pid")
+    settle "$pid"
+    after=$(cpu_ticks "$pid")
     awk -v s="$server" -v r="$r" -v rps="$rps" -v t=$((after - before)) -v hz="$HZ" -v n="$N" \
       'BEGIN { printf "run %d %-8s %8d requests/s  %5.2f CPU us/request\n", r, s, rps, t / hz * 1e6 / n }'
   done
