@@ -16,8 +16,9 @@
 # so that flushes and the SSTable read path are compiled too), then each case runs REPEATS times
 # (default 3), alternating the servers, and the table shows the run with the median throughput of
 # each server.
-# After every run (warm-up runs included) the script waits until that server is idle again (no CPU
-# used for 0.6 s, no child process; settle in bench-servers.sh) before the other server's run
+# After every run (warm-up runs included) the script waits until that server is idle again (at most
+# one clock tick in each of three 0.2 s windows, no child process; settle in bench-servers.sh,
+# 60 s at most) before the other server's run
 # starts: Redis forks an AOF rewrite child whenever its log has doubled (every pipelined 500-byte
 # run does that), and kvstore flushes and compacts in the background; on 2 cores such work,
 # left running into the other server's run, competes with that run for the CPU. --no-settle runs
@@ -63,7 +64,7 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     --no-settle) SETTLE=0; shift ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
