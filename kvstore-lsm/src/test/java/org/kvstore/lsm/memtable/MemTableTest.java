@@ -237,6 +237,99 @@ class MemTableTest {
     }
   }
 
+  /**
+   * New keys reach the skip list only when a cursor is created: cursors made between rounds of adds
+   * of new and old keys see every entry added before them, in internal-key order.
+   */
+  @Test
+  void cursorsBetweenRoundsOfNewKeys_seeEveryEarlierAdd_inOrder() throws Exception {
+    long seed = Seeds.seed("MemTableTest.rounds");
+    Random rnd = new Random(seed);
+    MemTable mem = new MemTable();
+    TreeSet<InternalKey> model = new TreeSet<>();
+    long seq = 0;
+    for (int round = 0; round < 30; round++) {
+      int adds = 1 + rnd.nextInt(300);
+      for (int i = 0; i < adds; i++) {
+        byte[] key = b("k" + rnd.nextInt(3_000)); // new keys and keys already sorted in
+        seq++;
+        mem.add(key, seq, ValueKind.PUT, b("v" + seq));
+        model.add(new InternalKey(key, seq, ValueKind.PUT));
+      }
+      InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+      c.seekToFirst();
+      assertThat(drain(c)).as("seed %d round %d", seed, round).containsExactlyElementsOf(model);
+      byte[] probe = b("k" + rnd.nextInt(3_000));
+      c.seek(probe, InternalKey.MAX_SEQ_NUM);
+      InternalKey want = model.ceiling(InternalKey.seekKey(probe, InternalKey.MAX_SEQ_NUM));
+      if (want == null) {
+        assertThat(c.isValid()).isFalse();
+      } else {
+        assertThat(new InternalKey(c.userKey(), c.seqNum(), c.kind())).as("seed %d round %d", seed, round).isEqualTo(want);
+      }
+    }
+  }
+
+  /**
+   * Writers add new keys while other threads create cursors: every key whose add had returned
+   * before a cursor was created is in that cursor, also when two cursors sort the queued keys in at
+   * the same time (each check seeks to the writers' latest keys and a random sample of the earlier
+   * ones; a cursor that started while another one's sorted keys were only half in misses a run of
+   * them).
+   */
+  @Test
+  void cursorsCreatedDuringAddsOfNewKeys_seeEveryAddThatReturnedBefore() throws Exception {
+    long seed = Seeds.seed("MemTableTest.cursorsDuringAdds");
+    MemTable mem = new MemTable();
+    int writers = 2;
+    int perWriter = 200_000;
+    java.util.concurrent.atomic.AtomicIntegerArray done = new java.util.concurrent.atomic.AtomicIntegerArray(writers);
+    ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
+    List<Future<?>> fs = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int id = w;
+      fs.add(pool.submit(() -> {
+        for (int k = 0; k < perWriter; k++) {
+          mem.add(b("w" + id + "-" + k), (long) k * writers + id + 1, ValueKind.PUT, b("v"));
+          done.set(id, k + 1); // after the add returned
+        }
+      }));
+    }
+    java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+    for (int r = 0; r < 2; r++) {
+      Random rnd = new Random(seed + r);
+      fs.add(pool.submit(() -> {
+        while (done.get(0) < perWriter || done.get(1) < perWriter) {
+          int[] before = new int[writers];
+          for (int w = 0; w < writers; w++) {
+            before[w] = done.get(w);
+          }
+          InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+          for (int w = 0; w < writers; w++) {
+            for (int i = 0; i < 64 && before[w] > 0; i++) {
+              int k = i < 16 ? Math.max(0, before[w] - 1 - i) : rnd.nextInt(before[w]);
+              byte[] key = b("w" + w + "-" + k);
+              c.seek(key, InternalKey.MAX_SEQ_NUM);
+              assertThat(c.isValid() && Arrays.equals(c.userKey(), key))
+                  .as("seed %d: writer %d key %d of %d returned before the cursor", seed, w, k, before[w])
+                  .isTrue();
+            }
+          }
+          checks.incrementAndGet();
+        }
+        return null; // a Callable: the cursor's methods throw IOException
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get(120, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertThat(checks.get()).isPositive();
+    InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
+    c.seekToFirst();
+    assertThat(drain(c)).hasSize(writers * perWriter);
+  }
+
   /** The newest visible entry of each key, in key order: what a user's cursor reads. */
   private static List<InternalKey> newestPerKey(List<InternalKey> internalOrder) {
     List<InternalKey> out = new ArrayList<>();
