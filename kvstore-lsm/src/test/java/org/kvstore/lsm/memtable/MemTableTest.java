@@ -14,6 +14,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
@@ -283,7 +285,7 @@ class MemTableTest {
     MemTable mem = new MemTable();
     int writers = 2;
     int perWriter = 200_000;
-    java.util.concurrent.atomic.AtomicIntegerArray done = new java.util.concurrent.atomic.AtomicIntegerArray(writers);
+    AtomicIntegerArray done = new AtomicIntegerArray(writers);
     ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
     List<Future<?>> fs = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
@@ -295,14 +297,19 @@ class MemTableTest {
         }
       }));
     }
-    java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger checks = new AtomicInteger();
     for (int r = 0; r < 2; r++) {
       Random rnd = new Random(seed + r);
       fs.add(pool.submit(() -> {
-        while (done.get(0) < perWriter || done.get(1) < perWriter) {
+        for (;;) {
           int[] before = new int[writers];
+          boolean finished = true;
           for (int w = 0; w < writers; w++) {
             before[w] = done.get(w);
+            finished &= before[w] == perWriter;
+          }
+          if (finished) {
+            break;
           }
           InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM);
           for (int w = 0; w < writers; w++) {
