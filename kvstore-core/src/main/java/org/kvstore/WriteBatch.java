@@ -10,7 +10,7 @@ import org.kvstore.spi.Mutation;
 /**
  * An ordered list of puts and removes applied atomically: after any crash either all of them are
  * there or none; a later mutation of the same key wins. Keys and values are copied when added, so
- * the caller may reuse its arrays.
+ * the caller may reuse its arrays; {@link #putOwned} hands them over instead.
  *
  * <p>Thread safety: confined to one thread until passed to {@code write}.
  */
@@ -23,6 +23,22 @@ public final class WriteBatch {
       throw new InvalidArgumentException(key == null ? "key" : "value", "must not be null");
     }
     mutations.add(Mutation.put(key.clone(), value.clone()));
+    bytes += key.length + value.length;
+    return this;
+  }
+
+  /**
+   * Adds a put of these very arrays, not copies: the batch, and then the store, take them over (the
+   * store keeps them in its write buffer and caches). The caller must never modify them afterwards.
+   * For arrays made for this write alone, such as a value a server decoded from a request: a
+   * 500-byte value then costs no second 500-byte array, and the collector one object less to copy
+   * while it is in the write buffer.
+   */
+  public WriteBatch putOwned(byte[] key, byte[] value) {
+    if (key == null || value == null) {
+      throw new InvalidArgumentException(key == null ? "key" : "value", "must not be null");
+    }
+    mutations.add(Mutation.put(key, value));
     bytes += key.length + value.length;
     return this;
   }

@@ -98,8 +98,12 @@ public final class WalFormat {
     return b.array();
   }
 
-  /** The payload of a record of writes. */
-  static byte[] encodeWrites(long lsn, long tableId, List<Mutation> mutations) {
+  /**
+   * The size in bytes of the payload of a record of {@code mutations}.
+   *
+   * @throws IllegalArgumentException when the record would be too large for the log
+   */
+  static int writesSize(List<Mutation> mutations) {
     long size = 8 + 8 + 4;
     for (Mutation m : mutations) {
       size += 1 + 4 + m.key().length + (m.isRemove() ? 0 : 4 + m.value().length);
@@ -107,7 +111,14 @@ public final class WalFormat {
     if (size > Integer.MAX_VALUE - 64) {
       throw new IllegalArgumentException("a log record of " + size + " bytes is too large");
     }
-    ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
+    return (int) size;
+  }
+
+  /**
+   * Puts the payload of a record of writes at {@code b}'s position: {@link #writesSize} bytes, which
+   * the caller makes room for. {@code b} is little-endian.
+   */
+  static void encodeWrites(ByteBuffer b, long lsn, long tableId, List<Mutation> mutations) {
     b.putLong(lsn).putLong(tableId).putInt(mutations.size());
     for (Mutation m : mutations) {
       b.put(m.isRemove() ? REMOVE : PUT);
@@ -116,6 +127,12 @@ public final class WalFormat {
         b.putInt(m.value().length).put(m.value());
       }
     }
+  }
+
+  /** The payload of a record of writes, in an array of its own. */
+  static byte[] encodeWrites(long lsn, long tableId, List<Mutation> mutations) {
+    ByteBuffer b = ByteBuffer.allocate(writesSize(mutations)).order(ByteOrder.LITTLE_ENDIAN);
+    encodeWrites(b, lsn, tableId, mutations);
     return b.array();
   }
 

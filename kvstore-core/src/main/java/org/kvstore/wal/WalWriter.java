@@ -48,6 +48,11 @@ final class WalWriter implements AutoCloseable {
 
   /** Frames one logical record of {@code payload} ({@code headerRecord}: a segment header). */
   void frame(byte[] payload, boolean headerRecord) {
+    frame(payload, payload.length, headerRecord);
+  }
+
+  /** Frames one logical record of the first {@code length} bytes of {@code payload}. */
+  void frame(byte[] payload, int length, boolean headerRecord) {
     int pos = 0;
     boolean first = true;
     do {
@@ -61,8 +66,8 @@ final class WalWriter implements AutoCloseable {
         leftInBlock = WalFormat.BLOCK_SIZE;
       }
       int avail = leftInBlock - WalFormat.HEADER_BYTES;
-      int len = Math.min(avail, payload.length - pos);
-      boolean last = pos + len == payload.length;
+      int len = Math.min(avail, length - pos);
+      boolean last = pos + len == length;
       byte type;
       if (headerRecord) {
         type = WalFormat.SEGMENT_HEADER;
@@ -83,7 +88,7 @@ final class WalWriter implements AutoCloseable {
       framedEnd += WalFormat.HEADER_BYTES + len;
       pos += len;
       first = false;
-    } while (pos < payload.length);
+    } while (pos < length);
   }
 
   private void ensure(int n) {

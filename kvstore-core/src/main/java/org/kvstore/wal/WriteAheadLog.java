@@ -1,6 +1,8 @@
 package org.kvstore.wal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Group commit</h2>
  *
  * <pre>
- *  enqueue   (pipeline order lock)  payload -&gt; pending queue, in LSN order; no I/O
- *  writeUpTo (a leader, writeLock)  one thread drains the whole queue: frame + one write();
+ *  enqueue   (pipeline order lock)  mutations -&gt; pending queue, in LSN order; no I/O
+ *  writeUpTo (a leader, writeLock)  one thread drains the whole queue: encode + frame + one write();
  *                                   the threads it covered wake and return
  *  syncUpTo  (a leader)             one thread writes everything queued and fsyncs everything
  *                                   written; the threads it covered wake and return
@@ -48,6 +50,7 @@ import org.slf4j.LoggerFactory;
 public final class WriteAheadLog implements CommitLog {
   private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
   private static final int MAX_REMEMBERED_FAILURES = 64;
+  private static final int SCRATCH_BYTES = 64 * 1024;
 
   private final FileSystem fs;
   private final Path dir;
@@ -68,13 +71,20 @@ public final class WriteAheadLog implements CommitLog {
   private final ArrayDeque<FailedGroup> failedGroups = new ArrayDeque<>();
   /** Set once a group failed; from then on every writeUpTo checks the failed groups under the lock. */
   private volatile boolean anyFailedGroup;
+  /** Where {@link #drainLocked} encodes each record's payload before framing it. Guarded by writeLock. */
+  private ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private volatile long writtenLsn;
   private volatile long syncedLsn;
   private final AtomicLong bytesWritten = new AtomicLong();
   private volatile IOException fatal;
   private volatile boolean closed;
 
-  private record Pending(long lsn, byte[] payload) {}
+  /**
+   * A record waiting to be written: its mutations, not yet encoded. The leader that writes it
+   * encodes it into {@link #scratch}, so a record costs no array of its own. The lists the write
+   * pipeline passes are immutable and their arrays are not modified once written.
+   */
+  private record Pending(long lsn, long tableId, List<Mutation> mutations, int size) {}
 
   private record FailedGroup(long from, long to, WalAppendException error) {}
 
@@ -130,7 +140,7 @@ public final class WriteAheadLog implements CommitLog {
   @Override
   public void enqueue(long lsn, long tableId, List<Mutation> mutations) throws IOException {
     checkUsable();
-    pending.add(new Pending(lsn, WalFormat.encodeWrites(lsn, tableId, mutations)));
+    pending.add(new Pending(lsn, tableId, mutations, WalFormat.writesSize(mutations)));
   }
 
   @Override
@@ -192,7 +202,7 @@ public final class WriteAheadLog implements CommitLog {
           rollLocked(p.lsn());
           before = writer.size();
         }
-        writer.frame(p.payload(), false);
+        writer.frame(encode(p), p.size(), false);
         last = p.lsn();
       }
       if (last < 0) {
@@ -217,6 +227,17 @@ public final class WriteAheadLog implements CommitLog {
     } catch (IOException | RuntimeException e) {
       throw latch(e instanceof IOException io ? io : new IOException(e));
     }
+  }
+
+  /** Encodes {@code p}'s payload into {@link #scratch} and returns its array. REQUIRES: writeLock. */
+  private byte[] encode(Pending p) {
+    if (scratch.capacity() < p.size() || (scratch.capacity() > SCRATCH_BYTES << 6 && p.size() <= SCRATCH_BYTES)) {
+      // grown for this record, or given back after a huge one
+      scratch = ByteBuffer.allocate(Math.max(SCRATCH_BYTES, p.size())).order(ByteOrder.LITTLE_ENDIAN);
+    }
+    scratch.clear();
+    WalFormat.encodeWrites(scratch, p.lsn(), p.tableId(), p.mutations());
+    return scratch.array();
   }
 
   /** Syncs and retires the current segment and starts the next. REQUIRES: writeLock. */

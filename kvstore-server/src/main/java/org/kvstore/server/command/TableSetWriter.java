@@ -17,7 +17,10 @@ import org.kvstore.server.resp.WriteTarget;
  * any number of connections) is written as one {@link WriteBatch} — one log record, one
  * {@code write()}, and with sync durability one fsync. The batch is atomic, which is stronger than
  * the separate writes the clients asked for; a later SET of the same key in the group wins, as it
- * would written one by one in arrival order.
+ * would be written one by one in arrival order.
+ *
+ * <p>The requests' key and value arrays go into the store as they are ({@link WriteBatch#putOwned}):
+ * the decoder made them for this request alone and nothing modifies them afterwards.
  *
  * <p>When the batch is refused as a whole because one request is invalid (an empty or too long key,
  * a too large value), the requests are written one by one, so only the invalid one gets the error.
@@ -64,11 +67,11 @@ final class TableSetWriter implements WriteTarget {
   @Override
   public List<RespMessage> write(List<RespRequest> requests) {
     if (requests.size() == 1) {
-      return oneByOne(requests); // a plain put: no batch copy
+      return oneByOne(requests);
     }
     WriteBatch batch = new WriteBatch();
     for (RespRequest r : requests) {
-      batch.put(r.arg(1), r.arg(2));
+      batch.putOwned(r.arg(1), r.arg(2));
     }
     try {
       table.write(batch);
@@ -90,7 +93,7 @@ final class TableSetWriter implements WriteTarget {
     List<RespMessage> replies = new ArrayList<>(requests.size());
     for (RespRequest r : requests) {
       try {
-        table.put(r.arg(1), r.arg(2));
+        table.write(new WriteBatch().putOwned(r.arg(1), r.arg(2)));
         replies.add(RespMessage.OK);
       } catch (NoSuchTableException e) {
         dropped = true;
