@@ -311,7 +311,9 @@ public final class MemTable {
 
   /**
    * Moves every queued new key's chain into the skip list, in key order (each insert then finds
-   * most of its search path where the previous one left it). Takes {@code sortLock}: a second
+   * most of its search path where the previous one left it; the skip list orders its keys itself,
+   * so the sort is for speed only), sorted by {@link PrefixRadixSort} on the keys' inline prefixes,
+   * which reads each chain once. Takes {@code sortLock}: a second
    * caller waits until the first one's chains are all in, so when it returns every chain queued
    * before the call is in the skip list.
    */
@@ -324,8 +326,16 @@ public final class MemTable {
       for (Chain c; (c = unsorted.poll()) != null; ) {
         batch.add(c);
       }
-      batch.sort(null);
-      for (Chain c : batch) {
+      Chain[] sorted = batch.toArray(new Chain[0]);
+      long[] prefix0 = new long[sorted.length];
+      long[] prefix1 = new long[sorted.length];
+      for (int i = 0; i < sorted.length; i++) {
+        UserKey k = sorted[i];
+        prefix0[i] = k.prefix0;
+        prefix1[i] = k.prefix1;
+      }
+      PrefixRadixSort.sort(sorted, prefix0, prefix1);
+      for (Chain c : sorted) {
         map.put(c, c);
       }
     }

@@ -244,6 +244,45 @@ class MemTableTest {
    * of new and old keys see every entry added before them, in internal-key order.
    */
   @Test
+  void manyNewKeysSortedInAtOnce_comeOutInUnsignedByteOrder() throws Exception {
+    // Thousands of new keys sorted in by one cursor (the radix sort's path; PrefixRadixSortTest
+    // checks the sort itself), from bytes at the edges: 0x00 (a key and the same key with trailing
+    // zeros have equal inline prefixes), 0x7F/0x80 (signedness), 0xFF; keys up to 24 bytes, so that
+    // many share their 16 inline bytes. Every key is there once, in unsigned byte order.
+    long seed = Seeds.seed("MemTableTest.radix");
+    Random rnd = new Random(seed);
+    byte[] alphabet = {0x00, 0x01, 0x7F, (byte) 0x80, (byte) 0xFF};
+    TreeSet<byte[]> model = new TreeSet<>(Arrays::compareUnsigned);
+    MemTable mem = new MemTable();
+    long seq = 0;
+    for (int i = 0; i < 5_000; i++) {
+      byte[] key = new byte[1 + rnd.nextInt(24)];
+      key[0] = 'k';
+      for (int j = 1; j < key.length; j++) {
+        key[j] = rnd.nextInt(4) == 0 ? alphabet[rnd.nextInt(alphabet.length)] : (byte) (rnd.nextInt(3) + '0');
+      }
+      if (rnd.nextInt(10) == 0 && !model.isEmpty()) {
+        key = Arrays.copyOf(model.first(), model.first().length + 1 + rnd.nextInt(3)); // trailing zeros
+      }
+      model.add(key);
+      mem.add(key, ++seq, ValueKind.PUT, b("v" + seq));
+    }
+    List<byte[]> seen = new ArrayList<>();
+    try (InternalCursor c = mem.newCursor(InternalKey.MAX_SEQ_NUM)) {
+      for (c.seekToFirst(); c.isValid(); c.next()) {
+        if (seen.isEmpty() || !Arrays.equals(seen.get(seen.size() - 1), c.userKey())) {
+          seen.add(c.userKey()); // a key added again has a version per add, newest first
+        }
+      }
+    }
+    List<byte[]> want = new ArrayList<>(model);
+    assertThat(seen).as("seed %d", seed).hasSize(want.size());
+    for (int i = 0; i < want.size(); i++) {
+      assertThat(seen.get(i)).as("seed %d position %d", seed, i).isEqualTo(want.get(i));
+    }
+  }
+
+  @Test
   void cursorsBetweenRoundsOfNewKeys_seeEveryEarlierAdd_inOrder() throws Exception {
     long seed = Seeds.seed("MemTableTest.rounds");
     Random rnd = new Random(seed);
