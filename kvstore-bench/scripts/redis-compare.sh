@@ -2,7 +2,7 @@
 # redis-compare.sh: redis-benchmark against kvstore-server and against Debian's redis-server 7 in the
 # same run, on loopback only.
 #
-#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-W WARMUP] [-o RESULTS.md]
+#   kvstore-bench/scripts/redis-compare.sh [-n REQUESTS] [-R REPEATS] [-W WARMUP] [-S STEADY] [-o RESULTS.md]
 #       [--quick] [--case "CLIENTS SIZE PIPELINE"]... [--durability sync|periodic] [--no-settle]
 #
 # Matrix (each run is "-t set,get", random keys from -r 100000):
@@ -11,11 +11,19 @@
 # for two durability pairings:
 #   kvstore --durability sync      vs  redis appendonly yes, appendfsync always
 #   kvstore --durability periodic  vs  redis appendonly yes, appendfsync everysec
-# Both servers first get the same warm-up (every case once at -W WARMUP requests, default 3 x
-# REQUESTS, not recorded: the JVM compiles its hot paths, and the 500-byte cases fill the memtable
-# so that flushes and the SSTable read path are compiled too), then each case runs REPEATS times
+# Both servers first get the same warm-up, not recorded: a steady-state load of -S STEADY requests
+# (default 2,000,000; 0: none) of 500-byte values, 50 clients, -P 16, SET then GET, which takes
+# kvstore through several memtable flushes and a compaction so that the JIT has compiled the write,
+# flush, compaction and SSTable read paths (over 2.8M such SETs on a fresh server, C2's compile
+# time per 2 s fell from 2.0 s to 0.07 s; until then a run with a flush also pays 20-30 ticks of
+# compiling), and Redis through several AOF rewrites; then every case once at
+# -W WARMUP requests (default 3 x REQUESTS). Then each case runs REPEATS times
 # (default 3), alternating the servers, and the table shows the run with the median throughput of
-# each server.
+# each server. A run is -n REQUESTS (default 100,000) SETs and as many GETs; a pipelined case's runs
+# are 5 x REQUESTS, so that each run lasts about as long as an unpipelined one (a second or two):
+# long enough to take in the background work both servers do every few hundred thousand writes
+# (kvstore's memtable flushes, Redis's AOF rewrites), where a 0.2 s run either lands on such work
+# or misses it.
 # After every run (warm-up runs included) the script waits until that server is idle again (at most
 # one clock tick in each of three 0.2 s windows, no child process; settle in bench-servers.sh,
 # 60 s at most) before the other server's run
@@ -54,7 +62,8 @@ while [[ $# -gt 0 ]]; do
     -o) OUT="$2"; shift 2 ;;
     -R) REPEATS="$2"; shift 2 ;;
     -W) WARMUP="$2"; shift 2 ;;
-    --quick) QUICK=1; N=20000; REPEATS=1; WARMUP=10000; shift ;;
+    -S) STEADY="$2"; shift 2 ;;
+    --quick) QUICK=1; N=20000; REPEATS=1; WARMUP=10000; STEADY=0; shift ;;
     --case) ONLY_CASES+=("$2"); shift 2 ;;
     --durability)
       case "$2" in
@@ -64,12 +73,13 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     --no-settle) SETTLE=0; shift ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
 
 WARMUP=${WARMUP:-$((3 * N))}
+STEADY=${STEADY:-2000000}
 
 NAME=redis-compare
 # shellcheck source=bench-servers.sh
@@ -104,7 +114,7 @@ us_per_request() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN { printf "%.2f", t
 {
   echo "redis-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-server --version | cut -d' ' -f3), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run, median of $REPEATS runs after a warm-up of $WARMUP per case; settle between runs: $([[ $SETTLE == 1 ]] && echo yes || echo no); kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); -n $N -r 100000 per run ($((5 * N)) pipelined), median of $REPEATS runs after a warm-up of $STEADY pipelined 500-byte requests and $WARMUP per case; settle between runs: $([[ $SETTLE == 1 ]] && echo yes || echo no); kvstore flags: ${KV_FLAGS:-none}; JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}"
   echo
   echo "| durability (kv / redis) | clients | value | pipeline | op | kv rps | kv p50 ms | kv p99 ms | redis rps | redis p50 ms | redis p99 ms | kv/redis | kv CPU us/req | redis CPU us/req |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -117,7 +127,14 @@ if [[ ${#ONLY_CASES[@]} -gt 0 ]]; then CASES=("${ONLY_CASES[@]}"); fi
 for pairing in "${PAIRINGS[@]}"; do
   read -r kvd rfs <<<"$pairing"
   start_servers "$kvd" "$rfs"
-  # Warm-up (not recorded), the same on both servers: every case once at WARMUP requests.
+  # Warm-up (not recorded), the same on both servers: the steady-state load, then every case once
+  # at WARMUP requests.
+  if ((STEADY > 0)); then
+    bench "$KV_PORT" 50 500 16 "$STEADY" >/dev/null
+    after_run "$KV_PID"
+    bench "$REDIS_PORT" 50 500 16 "$STEADY" >/dev/null
+    after_run "$REDIS_PID"
+  fi
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
     bench "$KV_PORT" "$clients" "$size" "$pipe" "$WARMUP" >/dev/null
@@ -127,20 +144,22 @@ for pairing in "${PAIRINGS[@]}"; do
   done
   for c in "${CASES[@]}"; do
     read -r clients size pipe <<<"$c"
+    n=$N
+    if ((pipe > 1)); then n=$((5 * N)); fi
     kv=""; rd=""; kv_ticks=0; rd_ticks=0
     for ((r = 0; r < REPEATS; r++)); do
       t0="$(cpu_ticks "$KV_PID")"
-      kv+="$(bench "$KV_PORT" "$clients" "$size" "$pipe")"$'\n'
+      kv+="$(bench "$KV_PORT" "$clients" "$size" "$pipe" "$n")"$'\n'
       after_run "$KV_PID"
       kv_ticks=$((kv_ticks + $(cpu_ticks "$KV_PID") - t0))
       t0="$(cpu_ticks "$REDIS_PID")"
-      rd+="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe")"$'\n'
+      rd+="$(bench "$REDIS_PORT" "$clients" "$size" "$pipe" "$n")"$'\n'
       after_run "$REDIS_PID"
       rd_ticks=$((rd_ticks + $(cpu_ticks "$REDIS_PID") - t0))
     done
     # Server CPU per request over all the case's runs, SETs and GETs together (-t set,get).
-    kv_us="$(us_per_request "$kv_ticks" $((2 * N * REPEATS)))"
-    rd_us="$(us_per_request "$rd_ticks" $((2 * N * REPEATS)))"
+    kv_us="$(us_per_request "$kv_ticks" $((2 * n * REPEATS)))"
+    rd_us="$(us_per_request "$rd_ticks" $((2 * n * REPEATS)))"
     for op in SET GET; do
       read -r krps kp50 kp99 <<<"$(median "$op" <<<"$kv")"
       read -r rrps rp50 rp99 <<<"$(median "$op" <<<"$rd")"
