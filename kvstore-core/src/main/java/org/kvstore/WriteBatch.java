@@ -31,8 +31,7 @@ public final class WriteBatch {
    * Adds a put of these very arrays, not copies: the batch, and then the store, take them over (the
    * store keeps them in its write buffer and caches). The caller must never modify them afterwards.
    * For arrays made for this write alone, such as a value a server decoded from a request: a
-   * 500-byte value then costs no second 500-byte array, and the collector one object less to copy
-   * while it is in the write buffer.
+   * 500-byte value then costs no second 500-byte array, so young collections come less often.
    */
   public WriteBatch putOwned(byte[] key, byte[] value) {
     if (key == null || value == null) {
