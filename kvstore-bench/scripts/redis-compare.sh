@@ -15,7 +15,7 @@
 # (default 2,000,000; 0: none) of 500-byte values, 50 clients, -P 16, SET then GET, which takes
 # kvstore through several memtable flushes and a compaction so that the JIT has compiled the write,
 # flush, compaction and SSTable read paths (over 2.8M such SETs on a fresh server, C2's compile
-# time per 2 s fell from 2.0 s to 0.07 s; until then a run with a flush also pays 20-30 ticks of
+# time per 2 s fell from 1.6 s to 0.07 s; until then a run with a flush also pays 20-30 ticks of
 # compiling), and Redis through several AOF rewrites; then every case once at
 # -W WARMUP requests (default 3 x REQUESTS). Then each case runs REPEATS times
 # (default 3), alternating the servers, and the table shows the run with the median throughput of
