@@ -38,6 +38,14 @@ public abstract class CrashRecoveryContract {
     return new Properties();
   }
 
+  /**
+   * The worker JVM's maximum heap ({@code -Xmx}). Engines that keep their data on disk need little;
+   * an engine that holds every value in the heap needs room for all the cycles' keys.
+   */
+  protected String workerMaxHeap() {
+    return "512m";
+  }
+
   protected int cycles() {
     return TestScale.current() == TestScale.CRASH ? 500 : 10;
   }
@@ -55,7 +63,7 @@ public abstract class CrashRecoveryContract {
       Path ackFile = dir.resolve("acks-" + cycle + ".log");
       Process child = startWorker(rnd.nextLong(), prefix, ackFile);
       long runMillis = 200 + rnd.nextInt(1300);
-      awaitReady(child, ackFile, 120_000);
+      awaitReady(child, ackFile, dir.resolve("worker-stderr.log"), 120_000);
       Thread.sleep(runMillis);
       child.destroyForcibly(); // SIGKILL
       assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -69,7 +77,7 @@ public abstract class CrashRecoveryContract {
 
   private Process startWorker(long seed, String prefix, Path ackFile) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + workerMaxHeap(), "-cp", System.getProperty("java.class.path"),
         CrashWorker.class.getName(), dir.toString(), engineName(), "sync", Long.toString(seed), prefix,
         ackFile.toString()));
     tableProperties().forEach((k, v) -> cmd.add(k + "=" + v));
@@ -99,17 +107,31 @@ public abstract class CrashRecoveryContract {
     }
   }
 
-  private static void awaitReady(Process child, Path ackFile, long millis) throws Exception {
+  private static void awaitReady(Process child, Path ackFile, Path stderrLog, long millis) throws Exception {
     long deadline = System.currentTimeMillis() + millis;
     while (System.currentTimeMillis() < deadline) {
       if (java.nio.file.Files.exists(ackFile)
           && java.nio.file.Files.readString(ackFile, StandardCharsets.UTF_8).startsWith("READY\n")) {
         return;
       }
-      assertThat(child.isAlive()).as("the worker died before opening the store (see worker-stderr.log)").isTrue();
+      if (!child.isAlive()) {
+        // The temporary directory, and the log with it, is gone once the test ends: show its end here.
+        throw new AssertionError("the worker died before opening the store (exit code " + child.exitValue()
+            + "); the end of its stderr:\n" + tail(stderrLog, 4000));
+      }
       Thread.sleep(20);
     }
-    throw new AssertionError("the worker did not open the store within " + millis + " ms");
+    throw new AssertionError("the worker did not open the store within " + millis + " ms; the end of its stderr:\n"
+        + tail(stderrLog, 4000));
+  }
+
+  /** The last {@code chars} characters of a text file, or a note that it does not exist. */
+  private static String tail(Path file, int chars) throws Exception {
+    if (!java.nio.file.Files.exists(file)) {
+      return "(no " + file + ")";
+    }
+    String text = java.nio.file.Files.readString(file, StandardCharsets.UTF_8);
+    return text.length() <= chars ? text : text.substring(text.length() - chars);
   }
 
   private void verify(Map<String, Integer> oracle, Map<String, Integer> acked, List<String[]> batches,
