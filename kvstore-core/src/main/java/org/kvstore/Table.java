@@ -38,6 +38,25 @@ public interface Table {
     return get(key);
   }
 
+  /**
+   * Reads several keys in one call: {@code values[i]} becomes {@link #getReadOnly}{@code (keys[i])}
+   * (the store's own array or {@code null}; the caller must not modify it). Not a snapshot: each
+   * value is its key's value at some moment of the call, as with separate reads. An engine may look
+   * the keys up together, so that the cache misses of one key's lookup overlap with those of the
+   * next (a pipeline of {@code GET}s reads its keys this way).
+   *
+   * @throws InvalidArgumentException when the arrays' lengths differ
+   */
+  default void multiGetReadOnly(byte[][] keys, byte[][] values) {
+    if (keys.length != values.length) {
+      throw new InvalidArgumentException("values",
+          "must have one slot per key: " + keys.length + " keys but " + values.length + " slots");
+    }
+    for (int i = 0; i < keys.length; i++) {
+      values[i] = getReadOnly(keys[i]);
+    }
+  }
+
   /** Removes {@code key}; returns whether it was present. */
   boolean remove(byte[] key);
 

@@ -181,6 +181,28 @@ public final class StoreTable implements Table {
     return read(key, true);
   }
 
+  @Override
+  public void multiGetReadOnly(byte[][] keys, byte[][] values) {
+    if (keys == null || values == null) {
+      throw new InvalidArgumentException(keys == null ? "keys" : "values", "must not be null");
+    }
+    if (keys.length != values.length) {
+      throw new InvalidArgumentException("values", "must have one slot per key: " + keys.length
+          + " keys but " + values.length + " slots (table " + qualifiedName() + ")");
+    }
+    for (byte[] key : keys) {
+      checkKey(key);
+    }
+    enter();
+    try {
+      engine.multiGetReadOnly(keys, values);
+    } catch (IOException e) {
+      throw io("multiGet", e);
+    } finally {
+      exit();
+    }
+  }
+
   private byte[] read(byte[] key, boolean readOnly) {
     checkKey(key);
     enter();

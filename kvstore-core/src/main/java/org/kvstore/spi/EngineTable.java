@@ -43,6 +43,17 @@ public interface EngineTable extends AutoCloseable {
     return get(key);
   }
 
+  /**
+   * Sets {@code values[i]} to {@link #getReadOnly}{@code (keys[i])} for every {@code i} (the arrays
+   * have the same length; {@link org.kvstore.Table#multiGetReadOnly}). Engines whose point reads are
+   * bound by cache misses override it to look the keys up together.
+   */
+  default void multiGetReadOnly(byte[][] keys, byte[][] values) throws IOException {
+    for (int i = 0; i < keys.length; i++) {
+      values[i] = getReadOnly(keys[i]);
+    }
+  }
+
   /** Puts {@code value} under {@code key}, logged at {@code lsn} (0 for a table without a log). */
   void put(byte[] key, byte[] value, long lsn) throws IOException;
 

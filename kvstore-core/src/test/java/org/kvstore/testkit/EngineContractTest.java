@@ -194,6 +194,36 @@ public abstract class EngineContractTest {
     }
   }
 
+  /**
+   * multiGetReadOnly answers each key as getReadOnly does (present, removed, never written, the same
+   * key twice), from the write buffer and after a flush, and checks its arguments like a get.
+   */
+  @Test
+  void multiGetReadOnly_answersEachKeyAsGetReadOnly() {
+    table.put(b("a"), b("alpha"));
+    table.put(b("b"), b(""));
+    table.put(b("gone"), b("x"));
+    table.remove(b("gone"));
+    byte[][] keys = {b("a"), b("never"), b("b"), b("gone"), b("a")};
+    for (int round = 0; round < 3; round++) {
+      byte[][] values = new byte[keys.length][];
+      table.multiGetReadOnly(keys, values);
+      assertThat(s(values[0])).as("round %d", round).isEqualTo("alpha");
+      assertThat(values[1]).as("round %d", round).isNull();
+      assertThat(s(values[2])).as("round %d", round).isEmpty();
+      assertThat(values[3]).as("round %d", round).isNull();
+      assertThat(s(values[4])).as("round %d", round).isEqualTo("alpha");
+      table.multiGetReadOnly(new byte[0][], new byte[0][]);
+      table.flush();
+    }
+    assertThatThrownBy(() -> table.multiGetReadOnly(keys, new byte[2][]))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("5 keys but 2 slots");
+    assertThatThrownBy(() -> table.multiGetReadOnly(new byte[][] {b("a"), new byte[0]}, new byte[2][]))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("key");
+  }
+
   @Test
   void binaryKeys_areOrderedByUnsignedBytes() {
     byte[][] keys = {
@@ -507,9 +537,20 @@ public abstract class EngineContractTest {
         } else if (kind < 60) {
           boolean existed = table.remove(key);
           assertThat(existed).as("remove(%s) at op %d", hex(key), op).isEqualTo(model.remove(key) != null);
-        } else if (kind < 85) {
+        } else if (kind < 80) {
           byte[] got = rnd.nextBoolean() ? table.get(key) : table.getReadOnly(key);
           assertThat(got).as("get(%s) at op %d", hex(key), op).isEqualTo(model.get(key));
+        } else if (kind < 85) {
+          byte[][] keys = new byte[1 + rnd.nextInt(24)][];
+          for (int i = 0; i < keys.length; i++) {
+            keys[i] = i > 0 && rnd.nextInt(8) == 0 ? keys[rnd.nextInt(i)] : randomKey(rnd, keySpace);
+          }
+          byte[][] values = new byte[keys.length][];
+          table.multiGetReadOnly(keys, values);
+          for (int i = 0; i < keys.length; i++) {
+            assertThat(values[i]).as("multiGet key %d of %d (%s) at op %d", i, keys.length, hex(keys[i]), op)
+                .isEqualTo(model.get(keys[i]));
+          }
         } else if (kind < 92) {
           WriteBatch batch = new WriteBatch();
           int n = 1 + rnd.nextInt(8);

@@ -516,6 +516,23 @@ final class LsmTable implements EngineTable {
   }
 
   /**
+   * Looks the keys up in the active memtable together ({@link MemTable#latestValues}: their cache
+   * misses overlap), then reads each key it did not hold as {@link #getReadOnly} does.
+   */
+  @Override
+  public void multiGetReadOnly(byte[][] keys, byte[][] values) throws IOException {
+    sv.mem().latestValues(keys, keys.length, values);
+    for (int i = 0; i < keys.length; i++) {
+      byte[] hit = values[i];
+      if (hit == null) {
+        values[i] = read(keys[i], true);
+      } else if (hit == MemTable.DELETED) {
+        values[i] = null;
+      }
+    }
+  }
+
+  /**
    * A point read of the newest value; {@code readOnly}: the value may be the memtable's or the row
    * cache's array, otherwise it is the caller's own (copied only where it is shared: a value read
    * from a block and not cached is fresh). A memtable hit takes no reference on the version; a read

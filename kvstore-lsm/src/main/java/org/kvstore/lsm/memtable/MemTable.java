@@ -273,6 +273,34 @@ public final class MemTable {
   }
 
   /**
+   * {@link #latestValue} of {@code keys[0..n)} into {@code values[0..n)}, looked up in stages (every
+   * key's index slot, then every chain, then every newest version), so that the cache misses of
+   * different keys overlap instead of following each other: at a few hundred thousand keys each of
+   * those loads is a likely miss, and one key's lookup is three or four of them in a row.
+   */
+  public void latestValues(byte[][] keys, int n, byte[][] values) {
+    UserKey[] probes = new UserKey[n];
+    for (int i = 0; i < n; i++) {
+      probes[i] = new UserKey(keys[i]);
+    }
+    Object[] found = new Object[n];
+    index.getAll(probes, n, found);
+    for (int i = 0; i < n; i++) {
+      Chain c = (Chain) found[i];
+      if (c != null) {
+        if (!c.read) {
+          c.read = true;
+        }
+        found[i] = c.head;
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      Version v = (Version) found[i];
+      values[i] = v == null ? null : v.kind == ValueKind.PUT ? v.value : DELETED;
+    }
+  }
+
+  /**
    * Whether {@code bytes}, this memtable's size after a write, reached the report mark; the one
    * caller that moves the mark to {@code bytes + step} gets {@code true}. The mark starts at 0, so
    * the first write to a memtable reports. Thread-safe (compare-and-set).

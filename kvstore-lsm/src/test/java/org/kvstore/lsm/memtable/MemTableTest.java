@@ -61,6 +61,42 @@ class MemTableTest {
     assertThat(mem.latestValue(b("never"))).isNull();
   }
 
+  /**
+   * latestValues gives, key for key, what latestValue gives: over enough keys that the index's home
+   * slots collide (linear probing past other keys), with deletes, absent keys and repeated keys, and
+   * for the first n keys only.
+   */
+  @Test
+  void latestValues_matchLatestValue_keyForKey() {
+    long seed = Seeds.seed("MemTableTest.latestValues");
+    Random rnd = new Random(seed);
+    MemTable mem = new MemTable();
+    for (int seq = 1; seq <= 40_000; seq++) {
+      byte[] key = b("key:" + rnd.nextInt(20_000));
+      if (rnd.nextInt(5) == 0) {
+        mem.add(key, seq, ValueKind.DELETE, null);
+      } else {
+        mem.add(key, seq, ValueKind.PUT, b("v" + seq));
+      }
+    }
+    for (int round = 0; round < 2_000; round++) {
+      byte[][] keys = new byte[1 + rnd.nextInt(32)][];
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = i > 0 && rnd.nextInt(8) == 0 ? keys[i - 1] : b("key:" + rnd.nextInt(25_000));
+      }
+      int n = rnd.nextInt(keys.length + 1);
+      byte[][] values = new byte[keys.length][];
+      byte[] untouched = b("untouched");
+      Arrays.fill(values, untouched);
+      mem.latestValues(keys, n, values);
+      for (int i = 0; i < keys.length; i++) {
+        byte[] want = i < n ? mem.latestValue(keys[i]) : untouched;
+        assertThat(values[i]).as("seed %d round %d key %d of %d (%s)", seed, round, i, n, new String(keys[i]))
+            .isSameAs(want);
+      }
+    }
+  }
+
   @Test
   void pointReadsAndCursors_matchTheModel_atEverySnapshot() throws Exception {
     long seed = Seeds.seed("MemTableTest.model");
