@@ -1,6 +1,7 @@
 package org.kvstore.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.kvstore.Durability;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Runs of pipelined reads go to a read helper thread while the event loop goes on with other
@@ -66,6 +68,52 @@ class PipelinedReadsTest {
     }
   }
 
+  /**
+   * A pipeline of GETs is read as multi-gets; a GET whose key is over the size limit still gets
+   * its own error and the GETs around it their values, and every GET counts as a command.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Durability.class, names = {"SYNC", "PERIODIC"})
+  void pipelinedGets_withAnOversizedKey_answerEachGetOnItsOwn(Durability durability) {
+    ServerConfig config = TestServers.config(dir).set("durability", durability.name()).build();
+    try (KVStoreServer server = KVStoreServer.start(config);
+        Jedis jedis = new Jedis("127.0.0.1", server.respPort())) {
+      for (int i = 0; i < 50; i++) {
+        jedis.set("k" + i, "v" + i);
+      }
+      String big = "k".repeat(70_000);
+      long before = commandsProcessed(jedis);
+      Pipeline p = jedis.pipelined();
+      List<Response<String>> gets = new ArrayList<>();
+      int n = 200;
+      for (int i = 0; i < n; i++) {
+        gets.add(p.get(i == 77 ? big : "k" + (i % 60)));
+      }
+      p.sync();
+      for (int i = 0; i < n; i++) {
+        if (i == 77) {
+          int at = i;
+          assertThatThrownBy(() -> gets.get(at).get())
+              .isInstanceOf(JedisDataException.class)
+              .hasMessageContaining("ERR invalid key: must be 1 to 65536 bytes, was 70000 (table default.0)");
+        } else {
+          assertThat(gets.get(i).get()).as("GET %d", i).isEqualTo(i % 60 < 50 ? "v" + (i % 60) : null);
+        }
+      }
+      assertThat(commandsProcessed(jedis) - before).as("commands counted, the second INFO included")
+          .isEqualTo(n + 1);
+    }
+  }
+
+  private static long commandsProcessed(Jedis jedis) {
+    for (String line : jedis.info("stats").split("\r\n")) {
+      if (line.startsWith("total_commands_processed:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1));
+      }
+    }
+    throw new AssertionError("no total_commands_processed in INFO stats");
+  }
+
   /** One connection's pipelines of writes and read runs on its own keys; returns the replies checked. */
   private static int runConnection(int port, int conn, int rounds, Random rnd) {
     Map<String, String> model = new HashMap<>();
@@ -87,8 +135,8 @@ class PipelinedReadsTest {
         for (int i = 0; i < reads; i++) {
           String k = key(conn, rnd);
           String k2 = key(conn, rnd);
-          switch (rnd.nextInt(4)) {
-            case 0 -> {
+          switch (rnd.nextInt(6)) {
+            case 0, 4, 5 -> { // GETs in a row are read together (a multi-get)
               responses.add(p.get(k));
               expected.add(model.get(k));
             }

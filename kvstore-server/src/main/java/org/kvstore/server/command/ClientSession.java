@@ -84,6 +84,11 @@ public final class ClientSession implements RespSession {
   }
 
   @Override
+  public List<RespMessage> executeReads(List<RespRequest> requests) {
+    return executor.executeReads(this, requests);
+  }
+
+  @Override
   public boolean batchable(RespRequest first, RespRequest next) {
     return executor.batchable(this, first, next);
   }

@@ -263,6 +263,64 @@ public final class CommandExecutor implements RespSessionFactory {
   }
 
   /**
+   * Runs a run of quick reads in order: each stretch of two or more consecutive plain
+   * {@code GET key} is read with one {@link Table#multiGetReadOnly} (the engine looks the keys up
+   * together), the other requests one by one. When the multi-get fails (a key over the size limit,
+   * an engine error), the stretch's GETs run one by one instead, so each gets its own reply.
+   */
+  List<RespMessage> executeReads(ClientSession session, List<RespRequest> requests) {
+    List<RespMessage> out = new ArrayList<>(requests.size());
+    int i = 0;
+    while (i < requests.size()) {
+      int end = i;
+      while (end < requests.size() && isPlainGet(requests.get(end))) {
+        end++;
+      }
+      if (end - i >= 2 && session.authenticated() && session.transaction() == null) {
+        multiGet(session, requests.subList(i, end), out);
+        i = end;
+      } else {
+        out.add(execute(session, requests.get(i)));
+        i++;
+      }
+    }
+    return out;
+  }
+
+  private void multiGet(ClientSession session, List<RespRequest> gets, List<RespMessage> out) {
+    clients.commandProcessed(gets.size());
+    session.touched("get");
+    byte[][] keys = new byte[gets.size()][];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = gets.get(i).arg(1);
+    }
+    byte[][] values = new byte[keys.length][];
+    try {
+      session.table(keyspace).multiGetReadOnly(keys, values);
+    } catch (KVStoreException | IllegalArgumentException e) {
+      if (e instanceof NoSuchTableException) {
+        session.invalidateTable();
+      }
+      CommandSpec get = byName.get("get");
+      for (RespRequest r : gets) {
+        out.add(invoke(session, get, r));
+      }
+      return;
+    }
+    for (byte[] v : values) {
+      out.add(RespMessage.bulkOrNull(v));
+    }
+  }
+
+  private static boolean isPlainGet(RespRequest r) {
+    if (r.size() != 2) {
+      return false;
+    }
+    byte[] n = r.arg(0);
+    return n.length == 3 && (n[0] | 0x20) == 'g' && (n[1] | 0x20) == 'e' && (n[2] | 0x20) == 't';
+  }
+
+  /**
    * Redis' text: {@code ERR unknown command 'foo', with args beginning with: 'a' 'b' } (each
    * argument quoted and followed by a space, the list cut at about 128 characters).
    */

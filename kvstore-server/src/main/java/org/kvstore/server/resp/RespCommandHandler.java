@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *  RespDecoder ──▶ channelRead ──▶ pending (FIFO) ──▶ drain ──┬─ plain SET: this event loop's WriteCoalescer
  *                                                              │  (one batch per table per loop turn)
  *                                                              ├─ run of >= 4 quick reads (a pipeline of GETs):
- *                                                              │  a ReadOffload helper when one is free
+ *                                                              │  a ReadOffload helper when one is free, else
+ *                                                              │  this loop; 16 at a time (GETs as a multi-get)
  *                                                              ├─ quick request: execute on the event loop
  *                                                              └─ may block: one task on the worker pool;
  *                                                                 its reply comes back to the event loop,
@@ -47,6 +49,12 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   static final int MAX_PENDING_REQUESTS = 1024;
   static final long MAX_PENDING_BYTES = 16L << 20;
   static final int MAX_BATCH = 512;
+  /**
+   * Quick reads executed together ({@link RespSession#executeReads}): enough keys for their
+   * lookups' cache misses to overlap, few enough that a run stops soon after its replies pass
+   * {@link #MAX_OFFLOADED_REPLY_BYTES}.
+   */
+  static final int READ_CHUNK = 16;
   /** An offloaded run of reads stops once its replies reach this size (the low water mark). */
   static final long MAX_OFFLOADED_REPLY_BYTES = 256 * 1024;
 
@@ -160,14 +168,24 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         break;
       }
       if (!session.mayBlock(request)) {
-        if (reads != null && pending.size() >= ReadOffload.MIN_RUN - 1 && session.offloadable(request)) {
-          List<RespRequest> run = takeReadRun(request);
-          if (run != null) {
-            if (offload(ctx, run)) {
-              break;
+        if (!pending.isEmpty() && session.offloadable(request)) {
+          if (reads != null && pending.size() >= ReadOffload.MIN_RUN - 1) {
+            List<RespRequest> run = takeReadRun(request);
+            if (run != null) {
+              if (offload(ctx, run)) {
+                break;
+              }
+              continue;
             }
-            continue;
           }
+          // No helper free (or none configured): this loop reads the run, a chunk at a time.
+          List<RespRequest> run = takeQuickRun(request, READ_CHUNK);
+          List<RespMessage> replies = executeRun(run);
+          requeueUnanswered(run, replies.size());
+          for (RespMessage m : replies) {
+            reply(ctx, m);
+          }
+          continue;
         }
         reply(ctx, execute(request));
         continue;
@@ -229,15 +247,55 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     if (n < ReadOffload.MIN_RUN || !reads.tryAcquire()) {
       return null;
     }
-    List<RespRequest> run = new ArrayList<>();
+    return takeQuickRun(first, MAX_BATCH);
+  }
+
+  /**
+   * {@code first} and the quick reads right after it, up to {@code max} in all, taken from the
+   * queue.
+   */
+  private List<RespRequest> takeQuickRun(RespRequest first, int max) {
+    List<RespRequest> run = new ArrayList<>(Math.min(max, 1 + pending.size()));
     run.add(first);
-    while (run.size() < MAX_BATCH
+    while (run.size() < max
         && pending.peek() instanceof RespRequest more && session.offloadable(more)) {
       pending.poll();
       pendingBytes -= bytesOf(more);
       run.add(more);
     }
     return run;
+  }
+
+  /**
+   * Executes a run of quick reads {@link #READ_CHUNK} at a time ({@link RespSession#executeReads}),
+   * and stops once the replies reach {@link #MAX_OFFLOADED_REPLY_BYTES}: the replies of a prefix
+   * of {@code run}, the rest for {@link #requeueUnanswered} (replies computed past the limit are
+   * dropped; those reads run again when the loop gets to them).
+   */
+  private List<RespMessage> executeRun(List<RespRequest> run) {
+    List<RespMessage> replies = new ArrayList<>(run.size());
+    long bytes = 0;
+    for (int from = 0; from < run.size() && bytes < MAX_OFFLOADED_REPLY_BYTES; ) {
+      int to = Math.min(run.size(), from + READ_CHUNK);
+      for (RespMessage m : executeReads(run.subList(from, to))) {
+        if (bytes >= MAX_OFFLOADED_REPLY_BYTES) {
+          break;
+        }
+        replies.add(m);
+        bytes += RespEncoder.encodedSizeEstimate(m);
+      }
+      from = to;
+    }
+    return replies;
+  }
+
+  /** Puts the requests of {@code run} from {@code answered} on back at the head of the queue, in order. */
+  private void requeueUnanswered(List<RespRequest> run, int answered) {
+    for (int i = run.size() - 1; i >= answered; i--) {
+      RespRequest r = run.get(i);
+      pending.addFirst(r);
+      pendingBytes += bytesOf(r);
+    }
   }
 
   /**
@@ -251,16 +309,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       reads.submit(() -> {
         // Stops early once the replies are big: the loop writes them, and the rest of the run goes
         // back to the queue, to wait there while the channel is not writable (back-pressure).
-        List<RespMessage> replies = new ArrayList<>(run.size());
-        long bytes = 0;
-        for (RespRequest r : run) {
-          RespMessage m = execute(r);
-          replies.add(m);
-          bytes += RespEncoder.encodedSizeEstimate(m);
-          if (bytes >= MAX_OFFLOADED_REPLY_BYTES) {
-            break;
-          }
-        }
+        List<RespMessage> replies = executeRun(run);
         try {
           ctx.executor().execute(() -> readsCompleted(ctx, run, replies));
         } catch (RejectedExecutionException e) {
@@ -308,11 +357,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
    */
   private void readsCompleted(ChannelHandlerContext ctx, List<RespRequest> run, List<RespMessage> replies) {
     if (!closing) {
-      for (int i = run.size() - 1; i >= replies.size(); i--) {
-        RespRequest r = run.get(i);
-        pending.addFirst(r);
-        pendingBytes += bytesOf(r);
-      }
+      requeueUnanswered(run, replies.size());
     }
     completed(ctx, replies);
   }
@@ -339,13 +384,23 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  private List<RespMessage> executeReads(List<RespRequest> run) {
+    return executeAll(run, session::executeReads, "reads");
+  }
+
   private List<RespMessage> executeBatch(List<RespRequest> batch) {
+    return executeAll(batch, session::executeBatch, "batch");
+  }
+
+  /** {@code how} on {@code requests}; an unexpected failure becomes an error reply to each. */
+  private static List<RespMessage> executeAll(
+      List<RespRequest> requests, Function<List<RespRequest>, List<RespMessage>> how, String what) {
     try {
-      return session.executeBatch(batch);
+      return how.apply(requests);
     } catch (RuntimeException | Error e) {
-      LOG.warn("batch failed unexpectedly", e);
+      LOG.warn("{} failed unexpectedly", what, e);
       RespMessage err = new RespMessage.ErrorReply("ERR internal error: " + e.getClass().getSimpleName());
-      return batch.stream().map(r -> err).toList();
+      return requests.stream().map(r -> err).toList();
     }
   }
 

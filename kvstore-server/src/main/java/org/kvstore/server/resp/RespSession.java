@@ -39,6 +39,15 @@ public interface RespSession {
   }
 
   /**
+   * Executes a run of consecutive quick reads ({@link #offloadable}), in order, with the same
+   * replies as {@link #execute} of each; the session may read their keys together (a pipeline of
+   * {@code GET}s as one multi-get). Never throws.
+   */
+  default List<RespMessage> executeReads(List<RespRequest> requests) {
+    return requests.stream().map(this::execute).toList();
+  }
+
+  /**
    * Whether {@code next} may join a batch that starts with {@code first} (same command kind and
    * target). The default never batches.
    */
