@@ -92,10 +92,15 @@ final class StringCommands {
             }),
         command("mget", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("string", "Returns the values of one or more keys.")
             .handler((s, r) -> {
-              Table t = t(s);
-              List<RespMessage> out = new ArrayList<>(r.size() - 1);
-              for (int i = 1; i < r.size(); i++) {
-                out.add(RespMessage.bulkOrNull(t.getReadOnly(r.arg(i))));
+              byte[][] keys = new byte[r.size() - 1][];
+              for (int i = 0; i < keys.length; i++) {
+                keys[i] = r.arg(i + 1);
+              }
+              byte[][] values = new byte[keys.length][];
+              t(s).multiGetReadOnly(keys, values);
+              List<RespMessage> out = new ArrayList<>(values.length);
+              for (byte[] v : values) {
+                out.add(RespMessage.bulkOrNull(v));
               }
               return new RespMessage.ArrayReply(out);
             }),
