@@ -20,6 +20,7 @@ import org.kvstore.server.resp.RespCommandHandler;
 import org.kvstore.server.resp.RespDecoder;
 import org.kvstore.server.resp.RespSession;
 import org.kvstore.server.resp.RespSessionFactory;
+import org.kvstore.server.resp.ReplyFlusher;
 import org.kvstore.server.resp.WriteCoalescer;
 
 /**
@@ -41,6 +42,7 @@ final class RespProtocolServer implements ProtocolServer {
   private final RespSessionFactory sessions;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
+  private final ReplyFlusher.PerLoop flushers = new ReplyFlusher.PerLoop();
   /** Helpers for pipelined reads, or null. */
   private final ReadOffload reads;
   private final QueryBufferBudget budget;
@@ -97,7 +99,7 @@ final class RespProtocolServer implements ProtocolServer {
             ch.pipeline().addLast("resp-decoder",
                 new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
                     budget, readTimeoutMillis));
-            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers, reads));
+            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers, flushers, reads));
           }
         });
     try {

@@ -61,6 +61,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private final RespSession session;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
+  private final ReplyFlusher.PerLoop flushers;
+  /** This connection's event loop's flusher, resolved on first use. */
+  private ReplyFlusher flusher;
   /** Helpers for runs of quick reads, or null to run every quick request on the loop. */
   private final ReadOffload reads;
   /** This connection's event loop's coalescer, resolved on first use. */
@@ -76,10 +79,12 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   static final int OUT_CHUNK = 64 * 1024;
 
   public RespCommandHandler(
-      RespSession session, Executor workers, WriteCoalescer.PerLoop coalescers, ReadOffload reads) {
+      RespSession session, Executor workers, WriteCoalescer.PerLoop coalescers,
+      ReplyFlusher.PerLoop flushers, ReadOffload reads) {
     this.session = session;
     this.workers = workers;
     this.coalescers = coalescers;
+    this.flushers = flushers;
     this.reads = reads;
   }
 
@@ -104,7 +109,14 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     if (!busy) {
       drain(ctx);
     }
-    flush(ctx);
+    if (out != null) {
+      ctx.write(out, ctx.voidPromise());
+      out = null;
+    }
+    if (flusher == null) {
+      flusher = flushers.of(ctx.channel().eventLoop());
+    }
+    flusher.flushLater(ctx);
     ctx.fireChannelReadComplete();
   }
 
