@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Flushes the replies of one event loop's connections once per loop turn, after the turn has read
@@ -46,7 +47,11 @@ public final class ReplyFlusher {
     queued.add(ctx);
     if (!scheduled) {
       scheduled = true;
-      loop.execute(this::flushAll);
+      try {
+        loop.execute(this::flushAll);
+      } catch (RejectedExecutionException e) {
+        flushAll(); // the loop is shutting down: no later turn to wait for
+      }
     }
   }
 
