@@ -490,15 +490,18 @@ final class LsmTable implements EngineTable {
    */
   private static byte[] memTableLookup(SuperVersion s, byte[] key) {
     byte[] e = s.mem().latestValue(key);
-    if (e == null) {
-      for (FrozenMemTable imm : s.imms()) {
-        e = imm.mem().latestValue(key);
-        if (e != null) {
-          break;
-        }
+    return e != null ? e : immutableLookup(s, key);
+  }
+
+  /** {@link #memTableLookup} in the immutable memtables of {@code s} only. */
+  private static byte[] immutableLookup(SuperVersion s, byte[] key) {
+    for (FrozenMemTable imm : s.imms()) {
+      byte[] e = imm.mem().latestValue(key);
+      if (e != null) {
+        return e;
       }
     }
-    return e;
+    return null;
   }
 
   @Override
@@ -517,18 +520,16 @@ final class LsmTable implements EngineTable {
 
   /**
    * Looks the keys up in the active memtable together ({@link MemTable#latestValues}: their cache
-   * misses overlap), then reads each key it did not hold as {@link #getReadOnly} does.
+   * misses overlap), then reads each key it did not hold as {@link #getReadOnly} does, from the
+   * immutable memtables on (the active one is not probed twice).
    */
   @Override
   public void multiGetReadOnly(byte[][] keys, byte[][] values) throws IOException {
-    sv.mem().latestValues(keys, keys.length, values);
+    SuperVersion seen = sv;
+    seen.mem().latestValues(keys, keys.length, values);
     for (int i = 0; i < keys.length; i++) {
       byte[] hit = values[i];
-      if (hit == null) {
-        values[i] = read(keys[i], true);
-      } else if (hit == MemTable.DELETED) {
-        values[i] = null;
-      }
+      values[i] = read(keys[i], true, seen, hit != null ? hit : immutableLookup(seen, keys[i]));
     }
   }
 
@@ -542,7 +543,11 @@ final class LsmTable implements EngineTable {
    */
   private byte[] read(byte[] key, boolean readOnly) throws IOException {
     SuperVersion seen = sv;
-    byte[] hit = memTableLookup(seen, key);
+    return read(key, readOnly, seen, memTableLookup(seen, key));
+  }
+
+  /** {@link #read(byte[], boolean)} once {@code hit}, {@code memTableLookup(seen, key)}, is known. */
+  private byte[] read(byte[] key, boolean readOnly, SuperVersion seen, byte[] hit) throws IOException {
     if (hit != null) {
       return hit == MemTable.DELETED ? null : readOnly ? hit : hit.clone();
     }

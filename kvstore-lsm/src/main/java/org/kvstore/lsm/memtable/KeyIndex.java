@@ -46,16 +46,7 @@ final class KeyIndex<K> {
   @SuppressWarnings("unchecked")
   K get(Object probe) {
     Object[] t = table;
-    int mask = t.length - 1;
-    for (int i = spread(probe.hashCode()) & mask; ; i = (i + 1) & mask) {
-      Object k = SLOTS.getAcquire(t, i);
-      if (k == null) {
-        return null;
-      }
-      if (k.equals(probe)) {
-        return (K) k;
-      }
-    }
+    return (K) probeFrom(t, spread(probe.hashCode()) & (t.length - 1), probe);
   }
 
   /**
@@ -79,7 +70,7 @@ final class KeyIndex<K> {
     }
   }
 
-  /** Linear probing in {@code t} from slot {@code i} on. */
+  /** Linear probing in {@code t} from slot {@code i} on: the key equal to {@code probe}, or null. */
   private static Object probeFrom(Object[] t, int i, Object probe) {
     int mask = t.length - 1;
     for (; ; i = (i + 1) & mask) {

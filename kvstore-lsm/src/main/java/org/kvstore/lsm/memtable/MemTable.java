@@ -268,7 +268,11 @@ public final class MemTable {
     if (!c.read) {
       c.read = true; // once: later reads of the key do not write its cache line
     }
-    Version v = c.head;
+    return valueOf(c.head);
+  }
+
+  /** What a point read of the newest version {@code v} returns: its value, DELETED, or null. */
+  private static byte[] valueOf(Version v) {
     return v == null ? null : v.kind == ValueKind.PUT ? v.value : DELETED;
   }
 
@@ -295,8 +299,7 @@ public final class MemTable {
       }
     }
     for (int i = 0; i < n; i++) {
-      Version v = (Version) found[i];
-      values[i] = v == null ? null : v.kind == ValueKind.PUT ? v.value : DELETED;
+      values[i] = valueOf((Version) found[i]);
     }
   }
 

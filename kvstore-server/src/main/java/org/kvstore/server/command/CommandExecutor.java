@@ -230,11 +230,20 @@ public final class CommandExecutor implements RespSessionFactory {
   }
 
   private static boolean isPlainSet(RespRequest r) {
-    if (r.size() != 3) {
+    return isPlain(r, 3, 's', 'e', 't');
+  }
+
+  private static boolean isPlainGet(RespRequest r) {
+    return isPlain(r, 2, 'g', 'e', 't');
+  }
+
+  /** Whether {@code r} has {@code args} arguments and the three-letter name {@code a b c}, any case. */
+  private static boolean isPlain(RespRequest r, int args, char a, char b, char c) {
+    if (r.size() != args) {
       return false;
     }
     byte[] n = r.arg(0);
-    return n.length == 3 && (n[0] | 0x20) == 's' && (n[1] | 0x20) == 'e' && (n[2] | 0x20) == 't';
+    return n.length == 3 && (n[0] | 0x20) == a && (n[1] | 0x20) == b && (n[2] | 0x20) == c;
   }
 
   List<RespMessage> executeBatch(ClientSession session, List<RespRequest> requests) {
@@ -310,14 +319,6 @@ public final class CommandExecutor implements RespSessionFactory {
     for (byte[] v : values) {
       out.add(RespMessage.bulkOrNull(v));
     }
-  }
-
-  private static boolean isPlainGet(RespRequest r) {
-    if (r.size() != 2) {
-      return false;
-    }
-    byte[] n = r.arg(0);
-    return n.length == 3 && (n[0] | 0x20) == 'g' && (n[1] | 0x20) == 'e' && (n[2] | 0x20) == 't';
   }
 
   /**

@@ -109,10 +109,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     if (!busy) {
       drain(ctx);
     }
-    if (out != null) {
-      ctx.write(out, ctx.voidPromise());
-      out = null;
-    }
+    writeOut(ctx);
     if (flusher == null) {
       flusher = flushers.of(ctx.channel().eventLoop());
     }
@@ -443,11 +440,16 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   /** Writes the pending output and flushes the channel. */
   private void flush(ChannelHandlerContext ctx) {
+    writeOut(ctx);
+    ctx.flush();
+  }
+
+  /** Hands the replies encoded so far to the channel, without flushing it. */
+  private void writeOut(ChannelHandlerContext ctx) {
     if (out != null) {
       ctx.write(out, ctx.voidPromise());
       out = null;
     }
-    ctx.flush();
   }
 
   private void closeAfterReplies(ChannelHandlerContext ctx) {
