@@ -14,9 +14,9 @@
 # Both servers first get the same warm-up, not recorded: a steady-state load of -S STEADY requests
 # (default 2,000,000; 0: none) of 500-byte values, 50 clients, -P 16, SET then GET, which takes
 # kvstore through several memtable flushes and a compaction so that the JIT has compiled the write,
-# flush, compaction and SSTable read paths (over 2.8M such SETs on a fresh server, C2's compile
-# time per 2 s fell from 1.6 s to 0.07 s; until then a run with a flush also pays 20-30 ticks of
-# compiling), and Redis through several AOF rewrites; then every case once at
+# flush, compaction and SSTable read paths (until then a run with a flush also pays for compiling
+# them; see docs/decisions/0008-steady-state-warm-up.md), and Redis through several AOF rewrites;
+# then every case once at
 # -W WARMUP requests (default 3 x REQUESTS). Then each case runs REPEATS times
 # (default 3), alternating the servers, and the table shows the run with the median throughput of
 # each server. A run is -n REQUESTS (default 100,000) SETs and as many GETs; a pipelined case's runs
@@ -29,8 +29,8 @@
 # 60 s at most) before the other server's run
 # starts: Redis forks an AOF rewrite child whenever its log has doubled (every pipelined 500-byte
 # run does that), and kvstore flushes and compacts in the background; on 2 cores such work,
-# left running into the other server's run, competes with that run for the CPU. --no-settle runs
-# them back to back, as this script did before 2026-11-25.
+# left running into the other server's run, competes with that run for the CPU
+# (docs/decisions/0009-settle-between-runs.md). --no-settle runs them back to back.
 # The last two columns are each server's CPU microseconds per request over all the runs of the
 # case, SETs and GETs together (user + system from /proc/PID/stat, every thread, the background
 # work a run set off until the server is idle again, and Redis' reaped rewrite children: on 2 cores
@@ -39,7 +39,7 @@
 # 1000-client runs show 1000 concurrent clients held with no errors.
 #
 # --case (repeatable) runs only the given cases, --durability only one pairing: for a focused look
-# at one row; the full matrix is what docs/benchmarks.md reports.
+# at one row; the full matrix is what docs/benchmarks.md reports (its runs: kvstore-bench/results).
 # KV_FLAGS adds flags to the kvstore server's command line (e.g. KV_FLAGS="--io-threads 2").
 # The kvstore server is started by bin/kvstore-server, so it runs with that script's JVM flags;
 # KV_JAVA_OPTS replaces them (it is passed on as KVSTORE_JAVA_OPTS).

@@ -14,8 +14,8 @@ import org.kvstore.Table;
 import org.kvstore.WriteBatch;
 
 /**
- * Cold start of a store holding N values of 4 KiB (the CS739 seed measured 40 s for 1M): the time
- * from {@code KVStore.open} to the first answered read, after a clean close and after a kill -9
+ * Cold start of a store holding N values of 4 KiB: the time from {@code KVStore.open} to the
+ * first answered read, after a clean close and after a kill -9
  * that leaves LOG_MIB of log written since the last checkpoint (default: the log size that starts a
  * checkpoint, {@link StoreOptions#checkpointLogBytes()}, the most a store leaves behind). Memtable
  * flushes during those writes bound what is replayed; the store logs the count it replays.
@@ -25,7 +25,8 @@ import org.kvstore.WriteBatch;
  * </pre>
  *
  * The loading and the killed writer run in child JVMs ({@code load}, {@code crash} modes); the
- * parent times the opens. Not a test: figures go to docs/benchmarks.md.
+ * parent times the opens. Not a test: the current figures are in docs/benchmarks.md, the runs in
+ * kvstore-bench/results.
  */
 public final class ColdStart {
   private static final int VALUE_BYTES = 4096;

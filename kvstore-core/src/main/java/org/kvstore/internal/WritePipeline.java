@@ -161,9 +161,8 @@ public final class WritePipeline {
    * its stripes ({@link KeySequencer#CHUNKS} ranges, ascending), each chunk's tickets completed as
    * soon as it is applied: the coalesced batches of two event loops hold random keys that share
    * most stripes, and the later one then follows the earlier one range by range instead of waiting
-   * for all of it (a profile of pipelined SETs on two loops had 15 % of the loops' time waiting
-   * here). A reader may see part of a batch before the rest either way: engines apply a batch's
-   * mutations one by one.
+   * for all of it (see docs/decisions/0015-batches-applied-range-by-range.md). A reader may see
+   * part of a batch before the rest either way: engines apply a batch's mutations one by one.
    */
   private static void applyInTurn(PendingWrite w) throws IOException {
     KeySequencer seq = w.sequencer;

@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Why not a plain lock: with a lock, every covered waiter still has to take the lock in turn
  * just to see that it is covered, and on a machine with few cores that convoy of hand-offs, not
- * the fsync, bounds the throughput (measured: 1.3 records per fsync with 32 writers).
+ * the fsync, bounds the throughput.
  *
  * <p>Waiting followers sit on a lock-free stack of nodes; a leader ending its round takes the whole
  * stack at once, unparks the threads it covered and one it did not (the next leader), and puts the
@@ -27,8 +27,7 @@ import java.util.function.LongSupplier;
  * yields the CPU in a loop (to the leader and to other writers) for up to twice the recent round
  * time, and parks only if that is not enough. The leader keeps the recent round time as a moving
  * average; when rounds are slow (a busy or rotating disk) followers park at once instead of burning
- * CPU that other work needs. Measured on a 2-core VM with a 0.13 ms fsync: 32 sync writers went
- * from about 55,000 to about 85,000 writes/s (docs/benchmarks.md).
+ * CPU that other work needs. See docs/decisions/0014-group-commit-adaptive-spinning.md.
  *
  * <p>Thread safety: thread-safe and lock-free; {@code leading} admits one leader at a time, and
  * only the leader writes {@code roundNanos}.

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.KVStore;
 
 /**
- * The KeksDB README sample (shared/seeds/004), compiled against our API with only its imports and
+ * The sample program of the KeksDB project's README, compiled against our API with only its imports and
  * its engine-property names adapted, run for one engine, and its printed output compared with the
  * output the sample's comments give.
  */

@@ -45,9 +45,9 @@ import org.kvstore.lsm.sstable.VarInts;
  * <p>A new key's chain goes into the hash index (which decides, under its monitor, the one chain
  * of the key) and onto the unsorted queue; the skip list gets it later, when a cursor is created:
  * {@link #newCursor} first moves every queued chain into the skip list, in key order, under
- * {@code sortLock}, so the write path never pays a skip-list insert (a profile of pipelined SETs
- * of new keys had 14 % of the event loop in it) and a flush sorts a memtable's new keys on its own
- * thread, where in-order inserts find their path in the cache. An acknowledged write is in the
+ * {@code sortLock}, so the write path never pays a skip-list insert (about twenty key comparisons,
+ * each a likely cache miss; see docs/decisions/0005-memtable-unsorted-queue.md) and a flush sorts a
+ * memtable's new keys on its own thread, where in-order inserts find their path in the cache. An acknowledged write is in the
  * index and the queue before its add returns, so a later read finds it in the index and a later
  * cursor, which sorts the queue in before it walks the skip list, finds it there. A cursor's
  * snapshot covers only writes that completed before it was taken (the table's write fence), so
@@ -72,8 +72,8 @@ public final class MemTable {
   /**
    * Estimated heap bytes per distinct user key beyond its bytes: the chain object (72 bytes), the
    * key array's header, the skip-list nodes and the hash index's slots (4 to 16 bytes: a table a
-   * quarter to half full). Measured: 164 bytes per key with {@link #VERSION_OVERHEAD} at 200,000
-   * keys, against 199 when the index was a {@code ConcurrentHashMap} (a 32-byte node per key).
+   * quarter to half full), calibrated against a heap measurement (see
+   * docs/decisions/0017-memtable-chains-and-key-index.md).
    */
   public static final int KEY_OVERHEAD = 112;
   /** Estimated heap bytes per version beyond its value bytes. */

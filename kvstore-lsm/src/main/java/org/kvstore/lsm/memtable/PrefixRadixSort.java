@@ -11,8 +11,8 @@ import java.util.Arrays;
  * the bytes every key shares (a common first few bytes, such as {@code "key:"}, cost nothing), then
  * a comparison sort of each run of equal prefixes (keys longer than 16 bytes that share their first
  * 16, or a key and that key with trailing zero bytes). The passes read the prefixes from primitive
- * arrays in order; a comparison sort of 100,000 memtable keys loads two keys per comparison, most
- * of them cache misses (24 % of a memtable flush's CPU in a profile, before this sort).
+ * arrays in order, where a comparison sort of a memtable's keys loads two keys per comparison,
+ * most of them cache misses. See docs/decisions/0006-radix-sort-new-keys.md.
  *
  * <p>Thread safety: stateless.
  */
