@@ -16,9 +16,8 @@
 # kvstore through several memtable flushes and a compaction so that the JIT has compiled the write,
 # flush, compaction and SSTable read paths (until then a run with a flush also pays for compiling
 # them; see docs/decisions/0008-steady-state-warm-up.md), and Redis through several AOF rewrites;
-# then every case once at
-# -W WARMUP requests (default 3 x REQUESTS). Then each case runs REPEATS times
-# (default 3), alternating the servers, and the table shows the run with the median throughput of
+# then every case once at -W WARMUP requests (default 3 x REQUESTS). Then each case runs REPEATS
+# times (default 3), alternating the servers, and the table shows the run with the median throughput of
 # each server. A run is -n REQUESTS (default 100,000) SETs and as many GETs; a pipelined case's runs
 # are 5 x REQUESTS, so that each run lasts about as long as an unpipelined one (a second or two):
 # long enough to take in the background work both servers do every few hundred thousand writes

@@ -15,10 +15,10 @@ import org.kvstore.WriteBatch;
 
 /**
  * Cold start of a store holding N values of 4 KiB: the time from {@code KVStore.open} to the
- * first answered read, after a clean close and after a kill -9
- * that leaves LOG_MIB of log written since the last checkpoint (default: the log size that starts a
- * checkpoint, {@link StoreOptions#checkpointLogBytes()}, the most a store leaves behind). Memtable
- * flushes during those writes bound what is replayed; the store logs the count it replays.
+ * first answered read, after a clean close and after a kill -9 that leaves LOG_MIB of log written
+ * since the last checkpoint (default: the log size that starts a checkpoint,
+ * {@link StoreOptions#checkpointLogBytes()}, the most a store leaves behind). Memtable flushes
+ * during those writes bound what is replayed; the store logs the count it replays.
  *
  * <pre>
  * java -cp kvstore-bench/target/benchmarks.jar org.kvstore.bench.ColdStart DIR [ENGINE] [COUNT] [LOG_MIB]
