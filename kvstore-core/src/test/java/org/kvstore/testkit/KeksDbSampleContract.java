@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.KVStore;
 
 /**
- * The sample program of the KeksDB project's README, compiled against our API with only its imports and
- * its engine-property names adapted, run for one engine, and its printed output compared with the
- * output the sample's comments give.
+ * The sample program of the KeksDB project's README, compiled against our API with only its
+ * imports and its engine-property names adapted, run for one engine, and its printed output
+ * compared with the output the sample's comments give.
  */
 public abstract class KeksDbSampleContract {
 

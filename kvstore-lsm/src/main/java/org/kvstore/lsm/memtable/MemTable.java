@@ -47,11 +47,11 @@ import org.kvstore.lsm.sstable.VarInts;
  * {@link #newCursor} first moves every queued chain into the skip list, in key order, under
  * {@code sortLock}, so the write path never pays a skip-list insert (about twenty key comparisons,
  * each a likely cache miss; see docs/decisions/0005-memtable-unsorted-queue.md) and a flush sorts a
- * memtable's new keys on its own thread, where in-order inserts find their path in the cache. An acknowledged write is in the
- * index and the queue before its add returns, so a later read finds it in the index and a later
- * cursor, which sorts the queue in before it walks the skip list, finds it there. A cursor's
- * snapshot covers only writes that completed before it was taken (the table's write fence), so
- * keys queued after the sort are above every snapshot of cursors already open.
+ * memtable's new keys on its own thread, where in-order inserts find their path in the cache. An
+ * acknowledged write is in the index and the queue before its add returns, so a later read finds it
+ * in the index and a later cursor, which sorts the queue in before it walks the skip list, finds it
+ * there. A cursor's snapshot covers only writes that completed before it was taken (the table's
+ * write fence), so keys queued after the sort are above every snapshot of cursors already open.
  *
  * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
  * value bytes plus {@link #VERSION_OVERHEAD} per version kept (dropped versions are subtracted):
