@@ -81,19 +81,32 @@ final class FlushCompactionScheduler {
     return failure;
   }
 
-  /** Queues the flush of one immutable memtable (the oldest at the time it runs). */
-  void scheduleFlush() {
-    flushThread.execute(this::flushOldest);
+  /**
+   * Queues one flush, for {@code frozen}, the memtable just switched out: the flush writes the
+   * oldest immutable memtable at the time it runs (switches may queue out of order), so one flush
+   * per switch writes them all, oldest first. A flush that cannot run (the scheduler stopped, or a
+   * failure is latched) fails {@code frozen}'s future, so that no one waits for it forever.
+   */
+  void scheduleFlush(FrozenMemTable frozen) {
+    try {
+      flushThread.execute(() -> flushOldest(frozen));
+    } catch (RejectedExecutionException e) {
+      frozen.flushed().completeExceptionally(new IOException("table closed before the flush", e));
+    }
   }
 
-  private void flushOldest() {
+  private void flushOldest(FrozenMemTable frozen) {
     FrozenMemTable f = table.oldestImmutable();
-    if (f == null) {
-      return;
-    }
     if (shuttingDown || failure != null) {
       Throwable e = failure;
-      f.flushed().completeExceptionally(e != null ? e : new IOException("table closed before the flush"));
+      Throwable cause = e != null ? e : new IOException("table closed before the flush");
+      frozen.flushed().completeExceptionally(cause);
+      if (f != null) {
+        f.flushed().completeExceptionally(cause);
+      }
+      return;
+    }
+    if (f == null) {
       return;
     }
     try {
@@ -103,6 +116,8 @@ final class FlushCompactionScheduler {
     } catch (Throwable e) {
       latch(e);
       f.flushed().completeExceptionally(e);
+      // A newer memtable whose flush this was: no flush will write it now.
+      frozen.flushed().completeExceptionally(e);
     }
   }
 

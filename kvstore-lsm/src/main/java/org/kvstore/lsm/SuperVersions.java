@@ -145,7 +145,7 @@ final class SuperVersions {
     } finally {
       writeFence.unlockWrite(stamp);
     }
-    scheduler.scheduleFlush();
+    scheduler.scheduleFlush(frozen);
     return frozen;
   }
 
