@@ -29,6 +29,9 @@ final class FlushCompactionScheduler {
   /**
    * What the scheduler needs from its table. Each method is called on the scheduler's threads: the
    * flush methods on the flush thread, {@link #compactOnce} on the compaction thread.
+   *
+   * <p>Thread safety: implementations must let a flush and a compaction run at once, and
+   * {@link #backgroundFailed} be called from either thread.
    */
   interface Table {
     /** The oldest immutable memtable, waiting for its flush, or {@code null} when none waits. */
