@@ -43,7 +43,7 @@ public final class BPlusTable implements EngineTable {
   private final BufferPool pool;
   private final BPlusTree tree;
   private final CheckpointGate gate;
-  private final Checkpointer checkpointer;
+  private final PageFileCheckpointer checkpointer;
   private volatile Throwable failure;
   private volatile boolean closed;
 
@@ -55,7 +55,7 @@ public final class BPlusTable implements EngineTable {
     this.pool = pool;
     this.tree = tree;
     this.gate = gate;
-    this.checkpointer = new Checkpointer(file, pool, tree, gate, context.appliedLsn(), meta);
+    this.checkpointer = new PageFileCheckpointer(file, pool, tree, gate, context.appliedLsn(), meta);
   }
 
   /** Opens the table in {@code context.directory()}, creating its file when missing. */
@@ -99,7 +99,7 @@ public final class BPlusTable implements EngineTable {
       BufferPool pool = new BufferPool(pf, 8L * options.pageSizeBytes(), 1.0, gate);
       BPlusTree tree = BPlusTree.create(pool);
       MetaPage none = new MetaPage(options.pageSizeBytes(), 0, 0, BPlusTree.ROOT_ID, 1, 0, 1, 0, 1);
-      new Checkpointer(pf, pool, tree, gate, () -> 0, none).checkpoint();
+      new PageFileCheckpointer(pf, pool, tree, gate, () -> 0, none).checkpoint();
     }
     fs.rename(tmp, dir.resolve(FILE_NAME));
     fs.syncDirectory(dir);
@@ -112,41 +112,45 @@ public final class BPlusTable implements EngineTable {
 
   @Override
   public void put(byte[] key, byte[] value, long lsn) throws IOException {
-    enterWrite();
-    try {
-      tree.put(key, value);
-    } catch (IOException | RuntimeException | Error e) {
-      failure = e;
-      throw e;
-    } finally {
-      gate.exit();
-    }
+    write(BPlusTree::put, key, value);
   }
 
   @Override
   public void remove(byte[] key, long lsn) throws IOException {
-    enterWrite();
-    try {
-      tree.remove(key);
-    } catch (IOException | RuntimeException | Error e) {
-      failure = e;
-      throw e;
-    } finally {
-      gate.exit();
-    }
+    write((t, k, unused) -> t.remove(k), key, null);
   }
 
   @Override
   public void apply(List<Mutation> batch, long lsn) throws IOException {
+    write(BPlusTable::applyBatch, batch, null);
+  }
+
+  private static void applyBatch(BPlusTree tree, List<Mutation> batch, Object unused) throws IOException {
+    for (Mutation m : batch) {
+      if (m.isRemove()) {
+        tree.remove(m.key());
+      } else {
+        tree.put(m.key(), m.value());
+      }
+    }
+  }
+
+  /** One change of the tree by {@link #write}. */
+  @FunctionalInterface
+  private interface TreeChange<A, B> {
+    void applyTo(BPlusTree tree, A a, B b) throws IOException;
+  }
+
+  /**
+   * Makes {@code change} with {@code a} and {@code b} inside the checkpoint gate, and latches its
+   * failure: the tree may be half changed, so later writes and checkpoints are refused. The changes
+   * are passed with their arguments rather than as capturing lambdas, so that a write allocates
+   * nothing for them.
+   */
+  private <A, B> void write(TreeChange<A, B> change, A a, B b) throws IOException {
     enterWrite();
     try {
-      for (Mutation m : batch) {
-        if (m.isRemove()) {
-          tree.remove(m.key());
-        } else {
-          tree.put(m.key(), m.value());
-        }
-      }
+      change.applyTo(tree, a, b);
     } catch (IOException | RuntimeException | Error e) {
       failure = e;
       throw e;

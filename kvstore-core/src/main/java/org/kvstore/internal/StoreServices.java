@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   open:  catalog.open (engines open their tables) -&gt; StoreRecovery (log replay, tail cut)
- *          -&gt; WriteAheadLog.open (new segment) -&gt; pipeline.attach -&gt; LogSyncer, Checkpointer
- *   close: Checkpointer, LogSyncer stop -&gt; checkpoint (unless failed) -&gt; tables close -&gt; log close
+ *          -&gt; WriteAheadLog.open (new segment) -&gt; pipeline.attach -&gt; LogSyncer, StoreCheckpointer
+ *   close: StoreCheckpointer, LogSyncer stop -&gt; checkpoint (unless failed) -&gt; tables close -&gt; log close
  * </pre>
  *
  * <p>Thread safety: thread-safe after {@link #open}; {@link #close} runs once.
@@ -34,7 +34,7 @@ public final class StoreServices {
   private final StoreCatalog catalog;
   private WriteAheadLog wal;
   private LogSyncer syncer;
-  private Checkpointer checkpointer;
+  private StoreCheckpointer checkpointer;
 
   private StoreServices(FileSystem fs, Path dir, StoreOptions options, EngineRegistry engines) {
     this.fs = fs;
@@ -58,7 +58,7 @@ public final class StoreServices {
       s.syncer = new LogSyncer(s.wal, s.pipeline, options.syncInterval(), s::anyPeriodicTable);
       s.syncer.start();
       s.checkpointer =
-          new Checkpointer(s.catalog, s.wal, s.pipeline, options.checkpointInterval(), options.checkpointLogBytes());
+          new StoreCheckpointer(s.catalog, s.wal, s.pipeline, options.checkpointInterval(), options.checkpointLogBytes());
       s.checkpointer.start();
       return s;
     } catch (IOException | RuntimeException e) {

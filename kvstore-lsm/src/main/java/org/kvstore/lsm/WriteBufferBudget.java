@@ -122,7 +122,7 @@ final class WriteBufferBudget {
         if (t.backgroundError() != null) {
           continue;
         }
-        LsmTable.MemtableBytes m = t.memtableBytes();
+        SuperVersions.MemtableBytes m = t.memtableBytes();
         long a = m.active();
         active += a;
         immutable += m.immutable();
@@ -134,7 +134,7 @@ final class WriteBufferBudget {
       full = active + immutable >= limitBytes;
       boolean flushEarly =
           active >= limitBytes - limitBytes / 8 || (full && active >= limitBytes / 2);
-      if (!flushEarly || largest == null || largest.switchMemtable(LsmTable.Switch.IF_SLOT_FREE) == null) {
+      if (!flushEarly || largest == null || largest.switchMemtable(SuperVersions.Switch.IF_SLOT_FREE) == null) {
         return;
       }
     }

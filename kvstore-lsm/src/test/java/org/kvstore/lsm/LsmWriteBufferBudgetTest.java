@@ -61,7 +61,7 @@ class LsmWriteBufferBudgetTest {
     AtomicBoolean done = new AtomicBoolean();
     AtomicLong max = new AtomicLong();
     Thread monitor = new Thread(() -> {
-      LsmTable.MemtableBytes[] first = new LsmTable.MemtableBytes[tables.size()];
+      SuperVersions.MemtableBytes[] first = new SuperVersions.MemtableBytes[tables.size()];
       while (!done.get()) {
         long n = 0;
         for (int i = 0; i < first.length; i++) {

@@ -1,16 +1,16 @@
 package org.kvstore.lsm.cursor;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.List;
 import org.kvstore.lsm.key.ValueKind;
 import org.kvstore.lsm.sstable.BlockCache;
 import org.kvstore.lsm.sstable.OpenFiles;
 import org.kvstore.lsm.version.FileMetadata;
+import org.kvstore.lsm.version.Version;
 
 /**
  * Concatenates the cursors of a sorted, non-overlapping level (1 and up): opens one file at a time,
- * finding the first by binary search on the files' key ranges.
+ * finding the first by binary search on the files' key ranges ({@link Version#findFileIndex}).
  *
  * <p>Thread safety: confined to one thread.
  */
@@ -45,17 +45,7 @@ public final class LevelCursor implements InternalCursor {
 
   @Override
   public void seek(byte[] userKey, long seqNum) throws IOException {
-    int lo = 0;
-    int hi = files.size();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (Arrays.compareUnsigned(files.get(mid).largest(), userKey) < 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    open(lo);
+    open(Version.findFileIndex(files, userKey));
     if (current != null) {
       current.seek(userKey, seqNum);
     }

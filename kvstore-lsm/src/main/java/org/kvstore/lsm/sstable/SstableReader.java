@@ -288,7 +288,7 @@ public final class SstableReader {
     if (i == indexKeys.length) {
       return null;
     }
-    Block.Iter it = readBlockForGet(i).iterator();
+    Block.Iter it = readBlock(i, true, null).iterator();
     try {
       it.seek(target, target.length);
     } catch (IllegalArgumentException e) {
@@ -320,38 +320,15 @@ public final class SstableReader {
   /** Per-thread read buffer of point lookups: a block not admitted to the cache is read into it. */
   private static final ThreadLocal<byte[][]> GET_BUFFER = ThreadLocal.withInitial(() -> new byte[1][]);
 
-  /**
-   * The block for a point lookup, used only until the lookup returns: from the cache; or read into
-   * this thread's reusable buffer, and copied into the cache only when the cache admits it (see
-   * {@link BlockCache#admit}), so a stream of misses over a table much larger than the cache
-   * neither allocates a block per read nor churns the cache.
-   */
-  private Block readBlockForGet(int i) throws IOException {
-    long offset = blockOffsets[i];
-    Block b = cache.get(fileNum, offset);
-    if (b != null) {
-      return b;
-    }
-    int size = blockSizes[i];
-    int total = size + SstableFormat.BLOCK_TRAILER_BYTES;
+  /** This thread's point-lookup read buffer, grown to at least {@code total} bytes. */
+  private static byte[] getBuffer(int total) {
     byte[][] holder = GET_BUFFER.get();
     byte[] buf = holder[0];
     if (buf == null || buf.length < total) {
       buf = new byte[Math.max(total, 16 << 10)];
       holder[0] = buf;
     }
-    readAt(buf, total, offset);
-    byte[] raw = contentsInPlace(offset, buf, size);
-    int len = raw == buf ? size : raw.length;
-    boolean admit = cache.admit(fileNum, offset);
-    if (admit && raw == buf) {
-      raw = java.util.Arrays.copyOf(buf, len);
-    }
-    b = parseBlock(offset, raw, len);
-    if (admit) {
-      cache.put(fileNum, offset, b);
-    }
-    return b;
+    return buf;
   }
 
   /**
@@ -386,7 +363,22 @@ public final class SstableReader {
     }
   }
 
-  private Block readBlock(int i, boolean fillCache, ReadAhead ra) throws IOException {
+  /**
+   * Block {@code i}: from the cache, or read from the file and checked, then offered to the cache
+   * (which admits it or not, see {@link BlockCache#admit}), except by a sequential cursor.
+   *
+   * <ul>
+   *   <li>A point lookup ({@code pointLookup}) uses its block only until it returns: the block is
+   *       read into this thread's reusable buffer and copied only when the cache admits it, so a
+   *       stream of misses over a table much larger than the cache neither allocates a block per
+   *       read nor churns the cache.
+   *   <li>A sequential cursor ({@code ra} not null: compaction) reads through its read-ahead window
+   *       in large chunks and does not fill the cache.
+   *   <li>Any other cursor reads the block into an array of its own (an uncompressed block's
+   *       trailer stays behind in it, no copy).
+   * </ul>
+   */
+  private Block readBlock(int i, boolean pointLookup, ReadAhead ra) throws IOException {
     long offset = blockOffsets[i];
     Block b = cache.get(fileNum, offset);
     if (b != null) {
@@ -396,6 +388,7 @@ public final class SstableReader {
     int total = size + SstableFormat.BLOCK_TRAILER_BYTES;
     byte[] raw;
     int len;
+    boolean reused = false;
     if (ra != null) {
       if (ra.buf == null || offset < ra.start || offset + total > ra.start + ra.len) {
         int want = (int) Math.min(Math.max(READAHEAD_BYTES, total), fileSize - offset);
@@ -409,13 +402,18 @@ public final class SstableReader {
       raw = decodeStored(path, offset, ra.buf, (int) (offset - ra.start), size);
       len = raw.length;
     } else {
-      byte[] buf = new byte[total];
+      byte[] buf = pointLookup ? getBuffer(total) : new byte[total];
       readAt(buf, total, offset);
-      raw = contentsInPlace(offset, buf, size); // uncompressed: the trailer stays behind, no copy
+      raw = contentsInPlace(offset, buf, size);
       len = raw == buf ? size : raw.length;
+      reused = pointLookup && raw == buf;
+    }
+    boolean admit = ra == null && cache.admit(fileNum, offset);
+    if (admit && reused) {
+      raw = Arrays.copyOf(raw, len);
     }
     b = parseBlock(offset, raw, len);
-    if (fillCache && cache.admit(fileNum, offset)) {
+    if (admit) {
       cache.put(fileNum, offset, b);
     }
     return b;
@@ -498,7 +496,7 @@ public final class SstableReader {
         return;
       }
       try {
-        it = readBlock(i, !sequential, ra).iterator();
+        it = readBlock(i, false, ra).iterator();
       } catch (IllegalArgumentException e) {
         throw new CorruptionException(path, blockOffsets[i], "bad data block: " + e.getMessage());
       }

@@ -78,20 +78,30 @@ public final class Version {
   /** In a sorted level (1 and up), the file whose range covers {@code userKey}, or {@code null}. */
   public FileMetadata findFile(int level, byte[] userKey) {
     List<FileMetadata> files = levels.get(level);
+    int i = findFileIndex(files, userKey);
+    if (i < files.size() && Arrays.compareUnsigned(files.get(i).smallest(), userKey) <= 0) {
+      return files.get(i);
+    }
+    return null;
+  }
+
+  /**
+   * In the files of a sorted level (1 and up: ordered by key, not overlapping), the index of the
+   * first file whose largest key is at or after {@code userKey}, or the file count when there is
+   * none: the only file that may hold {@code userKey}, and the first one a seek to it reads.
+   */
+  public static int findFileIndex(List<FileMetadata> sortedFiles, byte[] userKey) {
     int lo = 0;
-    int hi = files.size();
+    int hi = sortedFiles.size();
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (Arrays.compareUnsigned(files.get(mid).largest(), userKey) < 0) {
+      if (Arrays.compareUnsigned(sortedFiles.get(mid).largest(), userKey) < 0) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
-    if (lo < files.size() && Arrays.compareUnsigned(files.get(lo).smallest(), userKey) <= 0) {
-      return files.get(lo);
-    }
-    return null;
+    return lo;
   }
 
   /** The files of {@code level} overlapping {@code [lo, hi]} (null bounds are open). */

@@ -11,15 +11,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checkpoints: flushes every table's state to its files, then deletes the log segments no table
- * needs any more. Runs on demand ({@link #checkpoint()}) and in the background every
+ * Checkpoints the store: flushes every table's state to its files, then deletes the log segments
+ * no table needs any more. Runs on demand ({@link #checkpoint()}) and in the background every
  * {@code interval} or every {@code logBytes} of log, whichever comes first.
  *
  * <p>Thread safety: thread-safe; checkpoints are serialized by this object's monitor, which also
  * excludes backups.
  */
-public final class Checkpointer implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
+public final class StoreCheckpointer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StoreCheckpointer.class);
   private static final long TICK_MILLIS = 100;
 
   private final StoreCatalog catalog;
@@ -33,7 +33,7 @@ public final class Checkpointer implements AutoCloseable {
   private volatile long lastNanos = System.nanoTime();
   private volatile long completed;
 
-  public Checkpointer(StoreCatalog catalog, WriteAheadLog wal, WritePipeline pipeline, Duration interval, long logBytes) {
+  public StoreCheckpointer(StoreCatalog catalog, WriteAheadLog wal, WritePipeline pipeline, Duration interval, long logBytes) {
     this.catalog = catalog;
     this.wal = wal;
     this.pipeline = pipeline;

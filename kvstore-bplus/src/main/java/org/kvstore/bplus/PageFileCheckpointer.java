@@ -9,16 +9,16 @@ import org.kvstore.bplus.tree.BPlusTree;
 import org.kvstore.bplus.tree.CheckpointGate;
 
 /**
- * Runs checkpoints (docs/format/bplus.md section 4): freeze writers, read the apply watermark,
- * write dirty pages, copy the page table, thaw; then write the page table, fsync, write the meta
- * page, fsync.
+ * Checkpoints the page file (docs/format/bplus.md section 4): freeze writers, read the apply
+ * watermark, write dirty pages, copy the page table, thaw; then write the page table, fsync, write
+ * the meta page, fsync.
  *
  * <p>Errors are latched: after a failed checkpoint (a failed fsync may have dropped dirty pages
  * from the OS cache) every later one fails, and reopening recovers.
  *
  * <p>Thread safety: thread-safe; checkpoints run one at a time.
  */
-final class Checkpointer {
+final class PageFileCheckpointer {
   private final PageFile file;
   private final BufferPool pool;
   private final BPlusTree tree;
@@ -29,7 +29,7 @@ final class Checkpointer {
   private volatile long persistedLsn;
   private IOException failure; // guarded by checkpointLock
 
-  Checkpointer(
+  PageFileCheckpointer(
       PageFile file, BufferPool pool, BPlusTree tree, CheckpointGate gate, LongSupplier appliedLsn,
       MetaPage last) {
     this.file = file;

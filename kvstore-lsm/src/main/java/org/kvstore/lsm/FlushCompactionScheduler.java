@@ -1,0 +1,181 @@
+package org.kvstore.lsm;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.kvstore.lsm.compaction.CompactionJob;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides when a table's flushes and compactions run: one flush thread writing immutable memtables
+ * oldest first, and one compaction thread running one compaction at a time (so compactions never
+ * conflict, and a flush only ever adds level-0 files). The work itself is the {@link Table}'s.
+ *
+ * <p>Errors: the first failure of either thread is latched ({@link #failure()}): from then on no
+ * flush or compaction runs, waiting flushes fail with it as the cause, and the table refuses
+ * writes. A compaction aborted by {@link #shutdown()} is not a failure.
+ *
+ * <p>Thread safety: thread-safe; {@link #scheduleFlush} and {@link #maybeScheduleCompaction} may be
+ * called from any thread. The latch is set under this object's monitor and read without it.
+ */
+final class FlushCompactionScheduler {
+  private static final Logger LOG = LoggerFactory.getLogger(FlushCompactionScheduler.class);
+
+  /**
+   * What the scheduler needs from its table. Each method is called on the scheduler's threads: the
+   * flush methods on the flush thread, {@link #compactOnce} on the compaction thread.
+   *
+   * <p>Thread safety: implementations must let a flush and a compaction run at once, and
+   * {@link #backgroundFailed} be called from either thread.
+   */
+  interface Table {
+    /** The oldest immutable memtable, waiting for its flush, or {@code null} when none waits. */
+    FrozenMemTable oldestImmutable();
+
+    /**
+     * Writes {@code f} to a level-0 SSTable, logs it in the manifest with {@code f}'s applied LSN
+     * as the persisted LSN, and drops {@code f} from the read view. Does not complete
+     * {@code f.flushed()}: the scheduler does.
+     */
+    void flushMemtable(FrozenMemTable f) throws IOException;
+
+    /**
+     * Runs the most urgent due compaction, logs it in the manifest and installs the new version.
+     *
+     * @param aborted becomes true when the scheduler shuts down; a running compaction then stops
+     *     with {@link CompactionJob.AbortedException}
+     * @return {@code false} when no compaction was due
+     */
+    boolean compactOnce(BooleanSupplier aborted) throws IOException;
+
+    /** A flush or compaction failed (the first failure is latched): wake writers waiting for room. */
+    void backgroundFailed();
+  }
+
+  private final Table table;
+  private final String name;
+  private final ExecutorService flushThread;
+  private final ExecutorService compactionThread;
+  private final AtomicBoolean compactionScheduled = new AtomicBoolean();
+  private final BooleanSupplier aborted = () -> this.shuttingDown;
+  private volatile boolean shuttingDown;
+  private volatile Throwable failure;
+
+  FlushCompactionScheduler(String name, Table table) {
+    this.table = table;
+    this.name = name;
+    this.flushThread = Executors.newSingleThreadExecutor(r -> thread(r, "lsm-flush-" + name));
+    this.compactionThread = Executors.newSingleThreadExecutor(r -> thread(r, "lsm-compact-" + name));
+  }
+
+  private static Thread thread(Runnable r, String n) {
+    Thread t = new Thread(r, n);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** The first failure of a flush or compaction, or {@code null}. */
+  Throwable failure() {
+    return failure;
+  }
+
+  /**
+   * Queues one flush, for {@code frozen}, the memtable just switched out: the flush writes the
+   * oldest immutable memtable at the time it runs (switches may queue out of order), so one flush
+   * per switch writes them all, oldest first. A flush that cannot run (the scheduler stopped, or a
+   * failure is latched) fails {@code frozen}'s future, so that no one waits for it forever.
+   */
+  void scheduleFlush(FrozenMemTable frozen) {
+    try {
+      flushThread.execute(() -> flushOldest(frozen));
+    } catch (RejectedExecutionException e) {
+      frozen.flushed().completeExceptionally(new IOException("table closed before the flush", e));
+    }
+  }
+
+  private void flushOldest(FrozenMemTable frozen) {
+    FrozenMemTable f = table.oldestImmutable();
+    if (shuttingDown || failure != null) {
+      Throwable e = failure;
+      Throwable cause = e != null ? e : new IOException("table closed before the flush");
+      frozen.flushed().completeExceptionally(cause);
+      if (f != null) {
+        f.flushed().completeExceptionally(cause);
+      }
+      return;
+    }
+    if (f == null) {
+      return;
+    }
+    try {
+      table.flushMemtable(f);
+      f.flushed().complete(null);
+      maybeScheduleCompaction();
+    } catch (Throwable e) {
+      latch(e);
+      f.flushed().completeExceptionally(e);
+      // A newer memtable whose flush this was: no flush will write it now.
+      frozen.flushed().completeExceptionally(e);
+    }
+  }
+
+  /** Schedules a compaction run if one may be due and none is queued. */
+  void maybeScheduleCompaction() {
+    if (shuttingDown || failure != null) {
+      return;
+    }
+    if (compactionScheduled.compareAndSet(false, true)) {
+      try {
+        compactionThread.execute(this::compactWhileDue);
+      } catch (RejectedExecutionException e) {
+        compactionScheduled.set(false);
+      }
+    }
+  }
+
+  private void compactWhileDue() {
+    try {
+      while (!shuttingDown && failure == null) {
+        if (!table.compactOnce(aborted)) {
+          break;
+        }
+      }
+    } catch (CompactionJob.AbortedException e) {
+      LOG.debug("table {}: compaction aborted by close", name);
+    } catch (Throwable e) {
+      if (!shuttingDown) {
+        latch(e);
+      }
+    } finally {
+      compactionScheduled.set(false);
+    }
+  }
+
+  private void latch(Throwable e) {
+    synchronized (this) {
+      if (failure == null) {
+        failure = e;
+        LOG.error("table {}: background work failed; writes are refused from now on", name, e);
+      }
+    }
+    table.backgroundFailed();
+  }
+
+  /** Stops both threads: a running flush finishes, a running compaction aborts. */
+  void shutdown() {
+    shuttingDown = true;
+    flushThread.shutdown();
+    compactionThread.shutdown();
+    try {
+      flushThread.awaitTermination(1, TimeUnit.MINUTES);
+      compactionThread.awaitTermination(1, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,209 @@
+package org.kvstore.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.kvstore.lsm.memtable.MemTable;
+
+/**
+ * The scheduler against a fake table ({@link FlushCompactionScheduler.Table}): flush order,
+ * compaction rounds, the failure latch and shutdown, without files.
+ */
+class FlushCompactionSchedulerTest {
+  /** Immutable memtables newest first, as in a super version; flushes drop theirs. */
+  private static final class FakeTable implements FlushCompactionScheduler.Table {
+    final List<FrozenMemTable> imms = Collections.synchronizedList(new ArrayList<>());
+    final List<FrozenMemTable> flushed = Collections.synchronizedList(new ArrayList<>());
+    final AtomicInteger dueCompactions = new AtomicInteger();
+    final AtomicInteger compactions = new AtomicInteger();
+    final AtomicInteger failedCalls = new AtomicInteger();
+    /** Counted down by each flush before it does anything, so a test can see it is running. */
+    volatile CountDownLatch flushStarted = new CountDownLatch(0);
+    /** Awaited by each flush before it does anything, so a test can hold it. */
+    volatile CountDownLatch flushGate = new CountDownLatch(0);
+    volatile IOException flushFailure;
+    volatile IOException compactionFailure;
+    /** Whether a compaction waits for its abort instead of finishing. */
+    volatile boolean compactionBlocksUntilAborted;
+
+    FrozenMemTable freeze() {
+      FrozenMemTable f = new FrozenMemTable(new MemTable(), 0, 0, new CompletableFuture<>());
+      imms.add(0, f);
+      return f;
+    }
+
+    @Override
+    public FrozenMemTable oldestImmutable() {
+      synchronized (imms) {
+        return imms.isEmpty() ? null : imms.get(imms.size() - 1);
+      }
+    }
+
+    @Override
+    public void flushMemtable(FrozenMemTable f) throws IOException {
+      flushStarted.countDown();
+      try {
+        flushGate.await();
+      } catch (InterruptedException e) {
+        throw new IOException(e);
+      }
+      if (flushFailure != null) {
+        throw flushFailure;
+      }
+      flushed.add(f);
+      imms.remove(f);
+    }
+
+    @Override
+    public boolean compactOnce(BooleanSupplier aborted) throws IOException {
+      if (compactionBlocksUntilAborted) {
+        while (!aborted.getAsBoolean()) {
+          Thread.onSpinWait();
+        }
+        throw new IOException("aborted");
+      }
+      if (compactionFailure != null) {
+        throw compactionFailure;
+      }
+      if (dueCompactions.get() == 0) {
+        return false;
+      }
+      dueCompactions.decrementAndGet();
+      compactions.incrementAndGet();
+      return true;
+    }
+
+    @Override
+    public void backgroundFailed() {
+      failedCalls.incrementAndGet();
+    }
+  }
+
+  private final FakeTable table = new FakeTable();
+  private final FlushCompactionScheduler scheduler = new FlushCompactionScheduler("fake", table);
+
+  @AfterEach
+  void shutDown() {
+    scheduler.shutdown();
+  }
+
+  private static Throwable failureOf(FrozenMemTable f) {
+    assertThatThrownBy(() -> f.flushed().get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+    return f.flushed().handle((v, e) -> e).join();
+  }
+
+  @Test
+  void scheduleFlush_twoWaiting_flushesOldestFirst() throws Exception {
+    table.flushGate = new CountDownLatch(1);
+    FrozenMemTable older = table.freeze();
+    FrozenMemTable newer = table.freeze();
+    scheduler.scheduleFlush(newer);
+    scheduler.scheduleFlush(older);
+    table.flushGate.countDown();
+
+    older.flushed().get(10, TimeUnit.SECONDS);
+    newer.flushed().get(10, TimeUnit.SECONDS);
+    assertThat(table.flushed).containsExactly(older, newer);
+    assertThat(scheduler.failure()).isNull();
+  }
+
+  @Test
+  void scheduleFlush_afterFlush_runsCompactionsWhileDue() throws Exception {
+    table.dueCompactions.set(3);
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+    f.flushed().get(10, TimeUnit.SECONDS);
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (table.compactions.get() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(table.compactions.get()).isEqualTo(3);
+    assertThat(table.dueCompactions.get()).isZero();
+  }
+
+  @Test
+  void scheduleFlush_flushFails_latchesTheFailure() throws Exception {
+    IOException boom = new IOException("disk full");
+    table.flushFailure = boom;
+    table.dueCompactions.set(1);
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+
+    assertThat(failureOf(f)).isSameAs(boom);
+    assertThat(scheduler.failure()).isSameAs(boom);
+    assertThat(table.failedCalls.get()).isEqualTo(1);
+    scheduler.maybeScheduleCompaction();
+    Thread.sleep(50);
+    assertThat(table.compactions.get()).as("no compaction after a latched failure").isZero();
+  }
+
+  @Test
+  void scheduleFlush_failureWhileTwoWait_failsBothFlushesWithTheCause() throws Exception {
+    IOException boom = new IOException("disk full");
+    table.flushFailure = boom;
+    table.flushStarted = new CountDownLatch(1);
+    table.flushGate = new CountDownLatch(1);
+    FrozenMemTable first = table.freeze();
+    scheduler.scheduleFlush(first);
+    table.flushStarted.await(10, TimeUnit.SECONDS);
+    FrozenMemTable second = table.freeze(); // switched while the first flush runs
+    scheduler.scheduleFlush(second);
+    table.flushGate.countDown();
+
+    assertThat(failureOf(first)).isSameAs(boom);
+    assertThat(failureOf(second)).as("a flush queued behind the failed one").isSameAs(boom);
+    assertThat(table.flushed).isEmpty();
+  }
+
+  @Test
+  void maybeScheduleCompaction_compactionFails_latchesTheFailure() throws Exception {
+    IOException boom = new IOException("bad block");
+    table.compactionFailure = boom;
+    scheduler.maybeScheduleCompaction();
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (table.failedCalls.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(scheduler.failure()).isSameAs(boom);
+    assertThat(table.failedCalls.get()).isEqualTo(1);
+
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+    assertThat(failureOf(f)).isSameAs(boom);
+    assertThat(table.flushed).isEmpty();
+  }
+
+  @Test
+  void shutdown_compactionRunning_abortsItWithoutLatching() throws Exception {
+    table.compactionBlocksUntilAborted = true;
+    scheduler.maybeScheduleCompaction();
+    Thread.sleep(20);
+
+    scheduler.shutdown();
+    assertThat(scheduler.failure()).isNull();
+    assertThat(table.failedCalls.get()).isZero();
+  }
+
+  @Test
+  void scheduleFlush_afterShutdown_failsTheFlush() throws Exception {
+    scheduler.shutdown();
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+
+    assertThat(failureOf(f)).isInstanceOf(IOException.class).hasMessageContaining("closed");
+  }
+}
