@@ -9,9 +9,8 @@ import org.kvstore.lsm.version.Version;
 /**
  * Per-thread cached pins on a table's current {@link Version}, so that a point read does not
  * update the version's shared reference count: two atomic updates of one cache line that every
- * reading thread writes, which cost about 7 % of pipelined GET throughput with two event loops
- * (measured). This is RocksDB's thread-local SuperVersion cache, for the version only (memtables
- * are heap objects and need no pin).
+ * reading thread writes (see docs/decisions/0016-read-pins.md). This is RocksDB's thread-local
+ * SuperVersion cache, for the version only (memtables are heap objects and need no pin).
  *
  * <p>Each reading thread has a slot that holds nothing, {@link #IN_USE} while the thread reads, or
  * a version the slot holds one pin on. A read swaps {@code IN_USE} in ({@link #enter}), keeps the
