@@ -4,6 +4,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.Table;
@@ -66,7 +67,7 @@ public final class RespCommandExecutor {
     this.exec = commands.get("exec");
   }
 
-  private java.util.Map<String, RespCommandSpec> commands() {
+  private Map<String, RespCommandSpec> commands() {
     return commands.all();
   }
 

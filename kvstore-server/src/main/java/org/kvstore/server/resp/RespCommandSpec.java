@@ -35,7 +35,11 @@ record RespCommandSpec(
   /** Runs at once inside {@code MULTI} instead of being queued: MULTI, EXEC, DISCARD, WATCH, QUIT, RESET. */
   static final int NOT_QUEUED = 1 << 8;
 
-  /** Executes one request. Thread safety: implementations are thread-safe. */
+  /**
+   * Executes one request: parses its arguments, calls the command's semantics and builds the reply.
+   * A failure is thrown, and {@link RespErrors} turns it into the error reply. Thread safety:
+   * implementations are thread-safe.
+   */
   @FunctionalInterface
   interface Handler {
     RespMessage handle(RespSession session, RespRequest request);

@@ -35,16 +35,17 @@ final class RespErrors {
     if (failure instanceof CommandException e) {
       return new RespMessage.ErrorReply(e.reply());
     }
+    String what = command == null ? "a request" : "'" + command + "'";
     if (failure instanceof NoSuchTableException e) {
-      LOG.debug("'{}' of client {}: {}", command, session.id(), e.getMessage());
+      LOG.debug("{} of client {}: {}", what, session.id(), e.getMessage());
       session.invalidateTable();
       return new RespMessage.ErrorReply("ERR " + e.getMessage());
     }
     if (failure instanceof KVStoreException || failure instanceof IllegalArgumentException) {
-      LOG.debug("'{}' of client {} refused", command, session.id(), failure);
+      LOG.debug("{} of client {} refused", what, session.id(), failure);
       return new RespMessage.ErrorReply("ERR " + failure.getMessage());
     }
-    LOG.warn("'{}' of client {} failed unexpectedly", command, session.id(), failure);
+    LOG.warn("{} of client {} failed unexpectedly", what, session.id(), failure);
     String type = failure.getClass().getSimpleName();
     return new RespMessage.ErrorReply(command == null
         ? "ERR internal error: " + type
