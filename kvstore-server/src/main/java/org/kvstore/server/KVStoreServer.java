@@ -19,9 +19,9 @@ import org.kvstore.KVStoreException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreLockedException;
 import org.kvstore.StoreOptions;
-import org.kvstore.server.command.CommandExecutor;
 import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.ReadOffload;
+import org.kvstore.server.resp.RespCommandExecutor;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.ServerSettings;
 import org.slf4j.Logger;
@@ -53,13 +53,13 @@ public final class KVStoreServer implements AutoCloseable {
   private final ReadOffload reads;
   private final NettyTransport transport;
   private final List<ProtocolServer> servers;
-  private final CommandExecutor executor;
+  private final RespCommandExecutor executor;
   private final RespProtocolServer resp;
   private boolean closed;
 
   private KVStoreServer(
       ServerConfig config, KVStore store, ThreadPoolExecutor workers, ReadOffload reads,
-      NettyTransport transport, List<ProtocolServer> servers, CommandExecutor executor,
+      NettyTransport transport, List<ProtocolServer> servers, RespCommandExecutor executor,
       RespProtocolServer resp) {
     this.config = config;
     this.store = store;
@@ -113,7 +113,7 @@ public final class KVStoreServer implements AutoCloseable {
       ServerSettings settings = new ServerSettings(
           version(), store.directory(), config.bind(), config.durability(), config.password(),
           config.maxClients(), config.protoMaxBulkLen(), config.protoMaxMultibulkLen());
-      CommandExecutor executor = new CommandExecutor(keyspace, settings);
+      RespCommandExecutor executor = new RespCommandExecutor(keyspace, settings);
       workers = newWorkerPool(config.workerThreads());
       int cores = Runtime.getRuntime().availableProcessors();
       if (config.readHelpers(cores) > 0) {

@@ -18,10 +18,10 @@ import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandHandler;
 import org.kvstore.server.resp.RespDecoder;
+import org.kvstore.server.command.WriteCoalescer;
+import org.kvstore.server.resp.RespCommandExecutor;
 import org.kvstore.server.resp.RespSession;
-import org.kvstore.server.resp.RespSessionFactory;
 import org.kvstore.server.resp.ReplyFlusher;
-import org.kvstore.server.resp.WriteCoalescer;
 
 /**
  * The Redis-protocol front end: a Netty server whose pipeline per connection is
@@ -39,7 +39,7 @@ final class RespProtocolServer implements ProtocolServer {
   private final NettyTransport transport;
   private final String bind;
   private final int port;
-  private final RespSessionFactory sessions;
+  private final RespCommandExecutor sessions;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
   private final ReplyFlusher.PerLoop flushers = new ReplyFlusher.PerLoop();
@@ -51,14 +51,14 @@ final class RespProtocolServer implements ProtocolServer {
   private Channel serverChannel;
 
   RespProtocolServer(
-      NettyTransport transport, String bind, int port, RespSessionFactory sessions, Executor workers,
+      NettyTransport transport, String bind, int port, RespCommandExecutor sessions, Executor workers,
       ReadOffload reads, QueryBufferBudget budget, long readTimeoutMillis) {
     this.transport = transport;
     this.bind = bind;
     this.port = port;
     this.sessions = sessions;
     this.workers = workers;
-    this.coalescers = new WriteCoalescer.PerLoop(workers);
+    this.coalescers = new WriteCoalescer.PerLoop(workers, sessions.putWriter());
     this.reads = reads;
     this.budget = budget;
     this.readTimeoutMillis = readTimeoutMillis;
@@ -99,7 +99,7 @@ final class RespProtocolServer implements ProtocolServer {
             ch.pipeline().addLast("resp-decoder",
                 new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
                     budget, readTimeoutMillis));
-            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, workers, coalescers, flushers, reads));
+            ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, sessions, workers, coalescers, flushers, reads));
           }
         });
     try {

@@ -17,8 +17,9 @@ import redis.clients.jedis.Jedis;
 
 /**
  * Plain SETs of many connections are written in groups (one batch per table per event-loop turn):
- * every write is acknowledged only once it is in, each connection's replies stay in order, an invalid
- * SET in a group fails alone, and a dropped table does not poison later writes.
+ * far fewer store writes than SETs (INFO's {@code kvstore_set_writes}), every write is acknowledged
+ * only once it is in, each connection's replies stay in order, an invalid SET in a group fails
+ * alone, and a dropped table does not poison later writes.
  */
 class WriteCoalescingTest {
   @TempDir Path dir;
@@ -73,6 +74,68 @@ class WriteCoalescingTest {
         }
       }
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Durability.class, names = {"SYNC", "PERIODIC"})
+  void manyConnectionsPipelining_setsWrittenInFarFewerBatches(Durability durability) throws Exception {
+    int connections = 16;
+    int perConnection = 300;
+    try (KVStoreServer server = TestServers.start(dir, durability);
+        Jedis info = new Jedis("127.0.0.1", server.respPort())) {
+      info.set("resolve", "the table"); // so no SET below is a connection's first of the server
+      long writesBefore = stat(info, "kvstore_set_writes");
+      long setsBefore = stat(info, "kvstore_sets_written");
+      ExecutorService pool = Executors.newFixedThreadPool(connections);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int c = 0; c < connections; c++) {
+          int conn = c;
+          done.add(pool.submit(() -> {
+            try (RawClient raw = new RawClient(server.respPort())) {
+              // One write of the whole pipeline, then the replies: the server sees many SETs at once.
+              StringBuilder pipeline = new StringBuilder(command("GET", "warm-up"));
+              for (int i = 0; i < perConnection; i++) {
+                pipeline.append(command("SET", "p" + conn + "-" + i, "v" + i));
+              }
+              raw.send(pipeline.toString());
+              String expected = "$-1\r\n" + "+OK\r\n".repeat(perConnection);
+              assertThat(raw.readExpected(expected)).isEqualTo(expected);
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      long sets = stat(info, "kvstore_sets_written") - setsBefore;
+      long writes = stat(info, "kvstore_set_writes") - writesBefore;
+      assertThat(sets).isEqualTo((long) connections * perConnection);
+      // Written one by one, writes == sets. Coalesced, a connection's pipeline goes in a few runs
+      // (each at most RespCommandHandler.MAX_BATCH SETs) and runs of one loop turn share a batch.
+      assertThat(writes).as("store writes for %d SETs", sets).isLessThanOrEqualTo(sets / 10);
+    }
+  }
+
+  private static String command(String... args) {
+    StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
+    for (String a : args) {
+      sb.append('$').append(a.length()).append("\r\n").append(a).append("\r\n");
+    }
+    return sb.toString();
+  }
+
+  /** A number field of INFO stats. */
+  private static long stat(Jedis j, String field) {
+    for (String line : j.info("stats").split("\r\n")) {
+      if (line.startsWith(field + ":")) {
+        return Long.parseLong(line.substring(field.length() + 1).trim());
+      }
+    }
+    throw new AssertionError("INFO stats has no " + field);
   }
 
   @Test

@@ -13,7 +13,7 @@ import java.util.List;
  *
  * <p>Thread safety: immutable.
  */
-final class GlobPattern {
+public final class GlobPattern {
   private static final int LITERAL = 0;
   private static final int ANY = 1;
   private static final int STAR = 2;
@@ -31,7 +31,7 @@ final class GlobPattern {
     this.literalPrefix = literalPrefix;
   }
 
-  static GlobPattern compile(byte[] p) {
+  public static GlobPattern compile(byte[] p) {
     List<Integer> kinds = new ArrayList<>();
     List<Integer> literals = new ArrayList<>();
     List<boolean[]> classes = new ArrayList<>();
@@ -107,16 +107,16 @@ final class GlobPattern {
   }
 
   /** Whether the pattern is {@code *} (matches everything). */
-  boolean matchesAll() {
+  public boolean matchesAll() {
     return kinds.length == 1 && kinds[0] == STAR;
   }
 
   /** The bytes every match starts with (the pattern's leading literals). */
-  byte[] literalPrefix() {
+  public byte[] literalPrefix() {
     return literalPrefix.clone();
   }
 
-  boolean matches(byte[] s) {
+  public boolean matches(byte[] s) {
     int pi = 0;
     int si = 0;
     int starP = -1;
@@ -155,7 +155,7 @@ final class GlobPattern {
   }
 
   /** The smallest key greater than every key starting with {@code prefix}, or null if none. */
-  static byte[] prefixEnd(byte[] prefix) {
+  public static byte[] prefixEnd(byte[] prefix) {
     for (int i = prefix.length - 1; i >= 0; i--) {
       if ((prefix[i] & 0xff) != 0xff) {
         byte[] end = Arrays.copyOf(prefix, i + 1);

@@ -1,106 +1,64 @@
 package org.kvstore.server.command;
 
-import static org.kvstore.server.command.CommandSpec.FAST;
-import static org.kvstore.server.command.CommandSpec.READONLY;
-import static org.kvstore.server.command.CommandSpec.SLOW;
-import static org.kvstore.server.command.CommandSpec.WRITE;
-import static org.kvstore.server.command.CommandSpec.command;
-import static org.kvstore.server.command.ConnectionCommands.str;
-
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import org.kvstore.Cursor;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
 
 /**
- * Keyspace commands over the selected table: KEYS, SCAN, TYPE, RENAME, RANDOMKEY. Tables are
- * ordered, so KEYS and SCAN with a pattern that starts with literal bytes only read that key range;
- * SCAN returns keys in order and its cursor names the next key to read ({@link ScanCursors}).
+ * What the keyspace commands do to a table, for every protocol: KEYS, SCAN, TYPE, RENAME,
+ * RENAMENX, RANDOMKEY. Tables are ordered, so KEYS and SCAN with a pattern that starts with literal
+ * bytes only read that key range; SCAN returns keys in order and its cursor names the next key to
+ * read ({@link ScanCursors}).
+ *
+ * <p>Errors: {@link CommandException} for a refused command (an unknown cursor, RENAME of a missing
+ * key); the store's exceptions pass through.
  *
  * <p>Thread safety: thread-safe.
  */
-final class KeyspaceCommands {
-  private final Keyspace keyspace;
-  private final ScanCursors cursors;
+public final class KeyspaceCommands {
+  /** Most keys one SCAN call reads. */
+  static final int MAX_SCAN_COUNT = 100_000;
 
-  KeyspaceCommands(Keyspace keyspace, ScanCursors cursors) {
-    this.keyspace = keyspace;
-    this.cursors = cursors;
-  }
+  /** One SCAN step: the keys found, and the cursor to continue with (0: the iteration is done). */
+  public record ScanPage(long nextCursor, List<byte[]> keys) {}
 
-  List<CommandSpec> specs() {
-    return List.of(
-        command("keys", 2).flags(READONLY | SLOW).doc("keyspace", "Returns all key names that match a pattern.")
-            .handler(this::keys),
-        command("scan", -2).flags(READONLY | SLOW).doc("keyspace", "Iterates over the key names in the table.")
-            .handler(this::scan),
-        command("type", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("keyspace", "Determines the type of value stored at a key.")
-            .handler((s, r) -> new RespMessage.SimpleString(
-                s.table(keyspace).getReadOnly(r.arg(1)) == null ? "none" : "string")),
-        command("rename", 3).flags(WRITE).keys(1, 2, 1).doc("keyspace", "Renames a key and overwrites the destination.")
-            .handler((s, r) -> {
-              rename(s, r, false);
-              return RespMessage.OK;
-            }),
-        command("renamenx", 3).flags(WRITE | FAST).keys(1, 2, 1).doc("keyspace", "Renames a key only when the target key name doesn't exist.")
-            .handler((s, r) -> RespMessage.integer(rename(s, r, true) ? 1 : 0)),
-        command("randomkey", 1).flags(READONLY | SLOW).doc("keyspace", "Returns a random key name from the table.")
-            .handler(this::randomkey));
-  }
+  private final ScanCursors cursors = new ScanCursors();
 
-  private RespMessage keys(ClientSession s, RespRequest r) {
-    GlobPattern p = GlobPattern.compile(r.arg(1));
-    byte[] prefix = p.literalPrefix();
+  /** KEYS: the keys matching {@code pattern}, in order. */
+  public List<byte[]> keys(Table t, GlobPattern pattern) {
+    byte[] prefix = pattern.literalPrefix();
     byte[] from = prefix.length == 0 ? null : prefix;
     byte[] to = prefix.length == 0 ? null : GlobPattern.prefixEnd(prefix);
-    List<RespMessage> out = new ArrayList<>();
-    try (Cursor c = s.table(keyspace).scan(from, to, 0)) {
+    List<byte[]> out = new ArrayList<>();
+    try (Cursor c = t.scan(from, to, 0)) {
       while (c.next()) {
         byte[] k = c.key();
-        if (p.matches(k)) {
-          out.add(new RespMessage.BulkString(k));
+        if (pattern.matches(k)) {
+          out.add(k);
         }
       }
     }
-    return new RespMessage.ArrayReply(out);
+    return out;
   }
 
-  private RespMessage scan(ClientSession s, RespRequest r) {
-    long cursorId = parseCursor(r.arg(1));
-    GlobPattern pattern = null;
-    long count = 10;
-    String type = null;
-    for (int i = 2; i < r.size(); i += 2) {
-      String opt = str(r.arg(i)).toLowerCase(Locale.ROOT);
-      if (i + 1 >= r.size()) {
-        throw new CommandException(CommandException.SYNTAX);
-      }
-      switch (opt) {
-        case "match" -> pattern = GlobPattern.compile(r.arg(i + 1));
-        case "count" -> {
-          count = RedisNumbers.parseLong(r.arg(i + 1));
-          if (count < 1) {
-            throw new CommandException(CommandException.SYNTAX);
-          }
-        }
-        case "type" -> type = str(r.arg(i + 1)).toLowerCase(Locale.ROOT);
-        default -> throw new CommandException(CommandException.SYNTAX);
-      }
-    }
-    Table table = s.table(keyspace);
+  /**
+   * SCAN: reads up to {@code count} keys from where {@code cursor} left off (0: from the start) and
+   * returns those matching {@code pattern} (null: all); with {@code typeMatches} false none (every
+   * value is a string: a TYPE filter other than string matches nothing, but the cursor moves on).
+   *
+   * @throws CommandException {@code ERR invalid cursor} for an unknown or evicted cursor
+   */
+  public ScanPage scan(Table table, long cursor, GlobPattern pattern, long count, boolean typeMatches) {
     // Inside EXEC the table is the transaction's view; a cursor names the table itself, so an
     // iteration may go on outside the transaction.
-    Table cursorTable = table instanceof TransactionTable view ? view.base() : table;
+    Table cursorTable = table instanceof TransactionView view ? view.base() : table;
     byte[] from = null;
-    if (cursorId != 0) {
-      ScanCursors.Position pos = cursors.get(cursorId);
+    if (cursor != 0) {
+      ScanCursors.Position pos = cursors.get(cursor);
       if (pos == null || pos.table() != cursorTable) {
         throw new CommandException("ERR invalid cursor");
       }
@@ -114,8 +72,8 @@ final class KeyspaceCommands {
       }
       to = GlobPattern.prefixEnd(prefix);
     }
-    int limit = (int) Math.min(count, 100_000);
-    List<RespMessage> keys = new ArrayList<>();
+    int limit = (int) Math.min(count, MAX_SCAN_COUNT);
+    List<byte[]> keys = new ArrayList<>();
     byte[] next = null;
     int seen = 0;
     try (Cursor c = table.scan(from, to, limit + 1)) {
@@ -125,39 +83,30 @@ final class KeyspaceCommands {
           next = k;
           break;
         }
-        boolean typeOk = type == null || type.equals("string");
-        if (typeOk && (pattern == null || pattern.matches(k))) {
-          keys.add(new RespMessage.BulkString(k));
+        if (typeMatches && (pattern == null || pattern.matches(k))) {
+          keys.add(k);
         }
       }
     }
     long nextId = next == null ? 0 : cursors.register(cursorTable, next);
-    return new RespMessage.ArrayReply(List.of(
-        RespMessage.bulk(Long.toUnsignedString(nextId)), new RespMessage.ArrayReply(keys)));
+    return new ScanPage(nextId, keys);
   }
 
-  private static long parseCursor(byte[] b) {
-    String text = new String(b, StandardCharsets.ISO_8859_1);
-    try {
-      if (text.isEmpty() || text.charAt(0) == '-' || text.charAt(0) == '+') {
-        throw new NumberFormatException(text);
-      }
-      return Long.parseUnsignedLong(text);
-    } catch (NumberFormatException e) {
-      throw new CommandException("ERR invalid cursor");
-    }
+  /** TYPE: {@code "string"} when {@code key} exists, else {@code "none"}. */
+  public String type(Table t, byte[] key) {
+    return t.getReadOnly(key) == null ? "none" : "string";
   }
 
   /**
-   * RENAME (and with {@code onlyIfAbsent}, RENAMENX): moves the value of the first argument to the
-   * second in one atomic update; returns whether it moved (RENAMENX leaves an existing target).
+   * RENAME (and with {@code onlyIfAbsent}, RENAMENX): moves the value of {@code src} to {@code dst}
+   * in one atomic update; returns whether it moved (RENAMENX leaves an existing target).
+   *
+   * @throws CommandException {@code ERR no such key} when {@code src} is absent
    */
-  private boolean rename(ClientSession s, RespRequest r, boolean onlyIfAbsent) {
-    byte[] src = r.arg(1);
-    byte[] dst = r.arg(2);
+  public boolean rename(Table t, byte[] src, byte[] dst, boolean onlyIfAbsent) {
     boolean[] missing = new boolean[1];
     boolean[] moved = new boolean[1];
-    s.table(keyspace).update(List.of(src, dst), cur -> {
+    t.update(List.of(src, dst), cur -> {
       if (cur[0] == null) {
         missing[0] = true;
         return null;
@@ -177,17 +126,17 @@ final class KeyspaceCommands {
     return moved[0];
   }
 
-  private RespMessage randomkey(ClientSession s, RespRequest r) {
-    Table t = s.table(keyspace);
+  /** RANDOMKEY: some key of the table, or null when it is empty. */
+  public byte[] randomKey(Table t) {
     byte[] probe = new byte[8];
     ThreadLocalRandom.current().nextBytes(probe);
     try (Cursor c = t.scan(probe, null, 1)) {
       if (c.next()) {
-        return new RespMessage.BulkString(c.key());
+        return c.key();
       }
     }
     try (Cursor c = t.scan(null, null, 1)) {
-      return c.next() ? new RespMessage.BulkString(c.key()) : RespMessage.NULL;
+      return c.next() ? c.key() : null;
     }
   }
 }

@@ -19,18 +19,18 @@ import java.util.Optional;
  *
  * <p>Thread safety: stateless; every call reads the current values.
  */
-final class ProcessCpuTimes {
+public final class ProcessCpuTimes {
   /** {@code USER_HZ}: the unit of {@code /proc} CPU times on every Linux architecture. */
   static final int TICKS_PER_SECOND = 100;
   private static final Path PROC_STAT = Path.of("/proc/self/stat");
 
   /** User and system CPU seconds. */
-  record Split(double userSeconds, double systemSeconds) {}
+  public record Split(double userSeconds, double systemSeconds) {}
 
   private ProcessCpuTimes() {}
 
   /** User and system CPU seconds of this process, if the platform tells them apart. */
-  static Optional<Split> split() {
+  public static Optional<Split> split() {
     try {
       return Optional.of(parse(Files.readString(PROC_STAT, StandardCharsets.US_ASCII)));
     } catch (IOException | RuntimeException e) {
@@ -39,7 +39,7 @@ final class ProcessCpuTimes {
   }
 
   /** CPU seconds of this process (user and system), or -1 when the JVM does not report them. */
-  static double totalSeconds() {
+  public static double totalSeconds() {
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
       long nanos = sun.getProcessCpuTime();

@@ -14,11 +14,11 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Thread safety: stateless.
  */
-final class RedisNumbers {
+public final class RedisNumbers {
   private RedisNumbers() {}
 
   /** Parses {@code bytes} strictly; throws {@code ERR value is not an integer or out of range}. */
-  static long parseLong(byte[] bytes) {
+  public static long parseLong(byte[] bytes) {
     long v = parseOrMin(bytes);
     if (v == Long.MIN_VALUE && !isMinValue(bytes)) {
       throw new CommandException(CommandException.NOT_INTEGER);
@@ -27,11 +27,11 @@ final class RedisNumbers {
   }
 
   /** Whether {@code bytes} is a strict integer. */
-  static boolean isLong(byte[] bytes) {
+  public static boolean isLong(byte[] bytes) {
     return parseOrMin(bytes) != Long.MIN_VALUE || isMinValue(bytes);
   }
 
-  static int parseInt(byte[] bytes) {
+  public static int parseInt(byte[] bytes) {
     long v = parseLong(bytes);
     if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
       throw new CommandException(CommandException.NOT_INTEGER);
@@ -39,7 +39,7 @@ final class RedisNumbers {
     return (int) v;
   }
 
-  static final String NOT_FLOAT = "ERR value is not a valid float";
+  public static final String NOT_FLOAT = "ERR value is not a valid float";
   /** Redis' MAX_LONG_DOUBLE_CHARS: longer float strings are refused. */
   private static final int MAX_FLOAT_CHARS = 5 * 1024;
   /** About the largest long double: a result at or beyond it is Redis' infinity. */
@@ -47,7 +47,7 @@ final class RedisNumbers {
   private static final MathContext FLOAT_DIGITS = new MathContext(17, RoundingMode.HALF_EVEN);
 
   /** Parses a float strictly; throws {@code ERR value is not a valid float}. */
-  static BigDecimal parseFloat(byte[] bytes) {
+  public static BigDecimal parseFloat(byte[] bytes) {
     if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS) {
       throw new CommandException(NOT_FLOAT);
     }
@@ -64,7 +64,7 @@ final class RedisNumbers {
   }
 
   /** {@code value + by}, formatted as Redis does; throws when the result would be infinite. */
-  static byte[] addFloat(BigDecimal value, BigDecimal by) {
+  public static byte[] addFloat(BigDecimal value, BigDecimal by) {
     BigDecimal sum = value.add(by).round(FLOAT_DIGITS);
     if (sum.abs().compareTo(FLOAT_LIMIT) >= 0) {
       throw new CommandException("ERR increment would produce NaN or Infinity");
@@ -73,7 +73,7 @@ final class RedisNumbers {
     return text.getBytes(StandardCharsets.US_ASCII);
   }
 
-  static byte[] toBytes(long v) {
+  public static byte[] toBytes(long v) {
     return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
   }
 

@@ -1,288 +1,162 @@
 package org.kvstore.server.command;
 
-import static org.kvstore.server.command.CommandSpec.FAST;
-import static org.kvstore.server.command.CommandSpec.READONLY;
-import static org.kvstore.server.command.CommandSpec.WRITE;
-import static org.kvstore.server.command.CommandSpec.command;
-import static org.kvstore.server.command.ConnectionCommands.str;
-
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.function.Function;
+import org.kvstore.KVStoreException;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
 
 /**
- * String commands over the selected table. Every read-modify-write command (SET NX/XX/GET, GETSET,
- * GETDEL, SETNX, MSETNX, INCR family and INCRBYFLOAT, APPEND, SETRANGE) runs inside {@link Table#update}, which
- * holds the keys' locks across the read and the write, so it is atomic; MSET is one
- * {@link WriteBatch}.
+ * What the string commands do to a table, for every protocol: GET, SET (with its conditions),
+ * SETNX, GETSET, GETDEL, DEL, EXISTS, MGET, MSET, MSETNX, the INCR family, INCRBYFLOAT, APPEND,
+ * STRLEN, GETRANGE and SETRANGE. A front end parses its request into these arguments and encodes
+ * the result; nothing here knows a wire format.
  *
- * <p>Keys never expire: the expiry options of SET are parsed and validated like Redis does, then
- * refused with an error rather than silently ignored.
+ * <p>Every read-modify-write (conditional SET, GETSET, GETDEL, SETNX, MSETNX, counters, APPEND,
+ * SETRANGE) runs inside {@link Table#update}, which holds the keys' locks across the read and the
+ * write, so it is atomic; MSET is one {@link WriteBatch}. A plain SET goes through
+ * {@link PutWriter}, the writer every plain put of the server takes.
+ *
+ * <p>Arrays: keys and values passed in are handed over (the front end decoded them for this request
+ * alone) and must not be modified afterwards; arrays returned belong to the caller.
+ *
+ * <p>Errors: {@link CommandException} for a refused command (not an integer, an overflow, a value
+ * over the size limit); the store's {@link KVStoreException}s (an invalid key, a dropped table, an
+ * I/O failure) pass through unchanged. Each front end maps them to its replies in one place.
  *
  * <p>Thread safety: thread-safe.
  */
-final class StringCommands {
-  private final Keyspace keyspace;
-  private final ServerSettings settings;
+public final class StringCommands {
+  private final PutWriter writer;
+  private final long maxValueBytes;
 
-  StringCommands(Keyspace keyspace, ServerSettings settings) {
-    this.keyspace = keyspace;
-    this.settings = settings;
+  /** {@code maxValueBytes}: the longest value APPEND and SETRANGE may make. */
+  public StringCommands(PutWriter writer, long maxValueBytes) {
+    this.writer = writer;
+    this.maxValueBytes = maxValueBytes;
   }
 
-  List<CommandSpec> specs() {
-    return List.of(
-        command("get", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the string value of a key.")
-            .handler((s, r) -> RespMessage.bulkOrNull(t(s).getReadOnly(r.arg(1)))),
-        command("set", -3).flags(WRITE).keys(1, 1, 1).doc("string", "Sets the string value of a key.")
-            .handler(this::set),
-        command("setnx", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Sets the value of a key only when it does not exist.")
-            .handler((s, r) -> {
-              boolean[] done = new boolean[1];
-              update(s, List.of(r.arg(1)), cur -> {
-                if (cur[0] != null) {
-                  return null;
-                }
-                done[0] = true;
-                return new WriteBatch().put(r.arg(1), r.arg(2));
-              });
-              return RespMessage.integer(done[0] ? 1 : 0);
-            }),
-        command("getset", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Returns the old value and sets a new one.")
-            .handler((s, r) -> {
-              byte[][] old = new byte[1][];
-              update(s, List.of(r.arg(1)), cur -> {
-                old[0] = cur[0];
-                return new WriteBatch().put(r.arg(1), r.arg(2));
-              });
-              return RespMessage.bulkOrNull(old[0]);
-            }),
-        command("getdel", 2).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Returns the value of a key and deletes it.")
-            .handler((s, r) -> {
-              byte[][] old = new byte[1][];
-              update(s, List.of(r.arg(1)), cur -> {
-                old[0] = cur[0];
-                return cur[0] == null ? null : new WriteBatch().remove(r.arg(1));
-              });
-              return RespMessage.bulkOrNull(old[0]);
-            }),
-        command("del", -2).flags(WRITE).keys(1, -1, 1).doc("keyspace", "Deletes one or more keys.")
-            .handler(this::del),
-        command("unlink", -2).flags(WRITE | FAST).keys(1, -1, 1).doc("keyspace", "Deletes one or more keys.")
-            .handler(this::del),
-        command("exists", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("keyspace", "Counts how many of the keys exist.")
-            .handler((s, r) -> {
-              Table t = t(s);
-              long n = 0;
-              for (int i = 1; i < r.size(); i++) {
-                if (t.getReadOnly(r.arg(i)) != null) {
-                  n++;
-                }
-              }
-              return RespMessage.integer(n);
-            }),
-        command("mget", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("string", "Returns the values of one or more keys.")
-            .handler((s, r) -> {
-              byte[][] keys = new byte[r.size() - 1][];
-              for (int i = 0; i < keys.length; i++) {
-                keys[i] = r.arg(i + 1);
-              }
-              byte[][] values = new byte[keys.length][];
-              t(s).multiGetReadOnly(keys, values);
-              List<RespMessage> out = new ArrayList<>(values.length);
-              for (byte[] v : values) {
-                out.add(RespMessage.bulkOrNull(v));
-              }
-              return new RespMessage.ArrayReply(out);
-            }),
-        command("mset", -3).flags(WRITE).keys(1, -1, 2).doc("string", "Sets the values of one or more keys, atomically.")
-            .handler((s, r) -> {
-              checkPairs(r, "mset");
-              WriteBatch b = new WriteBatch();
-              for (int i = 1; i < r.size(); i += 2) {
-                b.put(r.arg(i), r.arg(i + 1));
-              }
-              t(s).write(b);
-              return RespMessage.OK;
-            }),
-        command("msetnx", -3).flags(WRITE).keys(1, -1, 2).doc("string", "Sets keys only when none of them exists, atomically.")
-            .handler(this::msetnx),
-        command("incr", 2).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the integer value of a key by one.")
-            .handler((s, r) -> incrBy(s, r.arg(1), 1)),
-        command("decr", 2).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Decrements the integer value of a key by one.")
-            .handler((s, r) -> incrBy(s, r.arg(1), -1)),
-        command("incrby", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the integer value of a key by a number.")
-            .handler((s, r) -> incrBy(s, r.arg(1), RedisNumbers.parseLong(r.arg(2)))),
-        command("decrby", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Decrements the integer value of a key by a number.")
-            .handler((s, r) -> {
-              long by = RedisNumbers.parseLong(r.arg(2));
-              if (by == Long.MIN_VALUE) {
-                throw new CommandException("ERR decrement would overflow");
-              }
-              return incrBy(s, r.arg(1), -by);
-            }),
-        command("incrbyfloat", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the floating point value of a key by a number.")
-            .handler(this::incrByFloat),
-        command("append", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Appends a string to the value of a key.")
-            .handler(this::append),
-        command("strlen", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the length of a string value.")
-            .handler((s, r) -> {
-              byte[] v = t(s).getReadOnly(r.arg(1));
-              return RespMessage.integer(v == null ? 0 : v.length);
-            }),
-        command("getrange", 4).flags(READONLY).keys(1, 1, 1).doc("string", "Returns a substring of the string value.")
-            .handler(this::getrange),
-        command("setrange", 4).flags(WRITE).keys(1, 1, 1).doc("string", "Overwrites part of a string value from an offset.")
-            .handler(this::setrange));
+  /** The value of {@code key}, or null. The array may be shared: read it, do not modify it. */
+  public byte[] get(Table t, byte[] key) {
+    return t.getReadOnly(key);
   }
 
-  private Table t(ClientSession s) {
-    return s.table(keyspace);
-  }
-
-  private void update(ClientSession s, List<byte[]> keys, Function<byte[][], WriteBatch> fn) {
-    t(s).update(keys, fn);
-  }
-
-  // ---- SET ----
-
-  private RespMessage set(ClientSession s, RespRequest r) {
-    boolean nx = false;
-    boolean xx = false;
-    boolean get = false;
-    boolean expiry = false;
-    boolean keepTtl = false;
-    for (int i = 3; i < r.size(); i++) {
-      String opt = str(r.arg(i)).toUpperCase(Locale.ROOT);
-      boolean hasNext = i + 1 < r.size();
-      switch (opt) {
-        case "NX" -> {
-          if (xx) {
-            throw new CommandException(CommandException.SYNTAX);
-          }
-          nx = true;
-        }
-        case "XX" -> {
-          if (nx) {
-            throw new CommandException(CommandException.SYNTAX);
-          }
-          xx = true;
-        }
-        case "GET" -> get = true;
-        case "KEEPTTL" -> {
-          if (expiry) {
-            throw new CommandException(CommandException.SYNTAX);
-          }
-          keepTtl = true;
-        }
-        case "EX", "PX", "EXAT", "PXAT" -> {
-          if (expiry || keepTtl || !hasNext) {
-            throw new CommandException(CommandException.SYNTAX);
-          }
-          long t = RedisNumbers.parseLong(r.arg(++i));
-          if (t <= 0 || (opt.startsWith("E") && t > Long.MAX_VALUE / 1000)) {
-            throw new CommandException("ERR invalid expire time in 'set' command");
-          }
-          expiry = true;
-        }
-        default -> throw new CommandException(CommandException.SYNTAX);
-      }
+  /**
+   * SET: writes {@code value} under {@code key} if {@code options} allow it.
+   *
+   * @return whether it was written, and with {@link SetOptions#returnOld()} the value before
+   */
+  public SetResult set(Table t, byte[] key, byte[] value, SetOptions options) {
+    if (options.isPlain()) {
+      writer.put(t, key, value);
+      return SetResult.WRITTEN;
     }
-    if (expiry) {
-      throw new CommandException("ERR expiry (EX, PX, EXAT, PXAT) is not supported: keys never expire");
-    }
-    byte[] key = r.arg(1);
-    byte[] value = r.arg(2);
-    if (!nx && !xx && !get) {
-      t(s).put(key, value);
-      return RespMessage.OK;
-    }
-    boolean onlyIfAbsent = nx;
-    boolean onlyIfPresent = xx;
     byte[][] old = new byte[1][];
     boolean[] done = new boolean[1];
-    update(s, List.of(key), cur -> {
+    t.update(List.of(key), cur -> {
       old[0] = cur[0];
-      if ((onlyIfAbsent && cur[0] != null) || (onlyIfPresent && cur[0] == null)) {
+      if ((options.condition() == SetOptions.Condition.IF_ABSENT && cur[0] != null)
+          || (options.condition() == SetOptions.Condition.IF_PRESENT && cur[0] == null)) {
         return null;
       }
       done[0] = true;
-      return new WriteBatch().put(key, value);
+      return new WriteBatch().putOwned(key, value);
     });
-    if (get) {
-      return RespMessage.bulkOrNull(old[0]);
-    }
-    return done[0] ? RespMessage.OK : RespMessage.NULL;
+    return new SetResult(done[0], old[0]);
   }
 
-  // ---- multi-key ----
+  /** SETNX: writes {@code value} only when {@code key} is absent; returns whether it did. */
+  public boolean setIfAbsent(Table t, byte[] key, byte[] value) {
+    return set(t, key, value, new SetOptions(SetOptions.Condition.IF_ABSENT, false)).written();
+  }
 
-  private RespMessage del(ClientSession s, RespRequest r) {
-    Table t = t(s);
+  /** GETSET: writes {@code value} and returns the value before, or null. */
+  public byte[] getAndSet(Table t, byte[] key, byte[] value) {
+    return set(t, key, value, new SetOptions(SetOptions.Condition.ALWAYS, true)).old();
+  }
+
+  /** GETDEL: removes {@code key} and returns its value, or null (nothing removed). */
+  public byte[] getAndDelete(Table t, byte[] key) {
+    byte[][] old = new byte[1][];
+    t.update(List.of(key), cur -> {
+      old[0] = cur[0];
+      return cur[0] == null ? null : new WriteBatch().remove(key);
+    });
+    return old[0];
+  }
+
+  /** DEL: removes each distinct key; returns how many existed. */
+  public long delete(Table t, List<byte[]> keys) {
     long n = 0;
-    for (byte[] key : distinct(r, 1, 1)) {
+    for (byte[] key : distinct(keys)) {
       if (t.remove(key)) {
         n++;
       }
     }
-    return RespMessage.integer(n);
+    return n;
   }
 
-  private RespMessage msetnx(ClientSession s, RespRequest r) {
-    checkPairs(r, "msetnx");
-    List<byte[]> keys = new ArrayList<>();
-    for (int i = 1; i < r.size(); i += 2) {
-      keys.add(r.arg(i));
+  /** EXISTS: how many of {@code keys} exist (a key named twice counts twice). */
+  public long countExisting(Table t, List<byte[]> keys) {
+    long n = 0;
+    for (byte[] key : keys) {
+      if (t.getReadOnly(key) != null) {
+        n++;
+      }
     }
+    return n;
+  }
+
+  /**
+   * MGET: fills {@code values[i]} with the value of {@code keys[i]} (null: absent), the keys looked
+   * up together. The values may be shared: read them, do not modify them.
+   */
+  public void multiGet(Table t, byte[][] keys, byte[][] values) {
+    t.multiGetReadOnly(keys, values);
+  }
+
+  /** MSET: writes every {@code keys[i] = values[i]} as one atomic batch. */
+  public void multiSet(Table t, byte[][] keys, byte[][] values) {
+    WriteBatch b = new WriteBatch();
+    for (int i = 0; i < keys.length; i++) {
+      b.putOwned(keys[i], values[i]);
+    }
+    t.write(b);
+  }
+
+  /** MSETNX: writes all pairs only when none of the keys exists, atomically; returns whether it did. */
+  public boolean multiSetIfNoneExists(Table t, byte[][] keys, byte[][] values) {
     boolean[] done = new boolean[1];
-    update(s, keys, cur -> {
+    t.update(Arrays.asList(keys), cur -> {
       for (byte[] v : cur) {
         if (v != null) {
           return null;
         }
       }
       WriteBatch b = new WriteBatch();
-      for (int i = 1; i < r.size(); i += 2) {
-        b.put(r.arg(i), r.arg(i + 1));
+      for (int i = 0; i < keys.length; i++) {
+        b.putOwned(keys[i], values[i]);
       }
       done[0] = true;
       return b;
     });
-    return RespMessage.integer(done[0] ? 1 : 0);
+    return done[0];
   }
 
-  private static void checkPairs(RespRequest r, String name) {
-    if (r.size() % 2 != 1) {
-      throw new CommandException("ERR wrong number of arguments for '" + name + "' command");
-    }
-  }
-
-  /** The arguments from {@code from} on with step {@code step}, duplicates removed, in order. */
-  private static List<byte[]> distinct(RespRequest r, int from, int step) {
-    Set<java.nio.ByteBuffer> seen = new LinkedHashSet<>();
-    List<byte[]> out = new ArrayList<>();
-    for (int i = from; i < r.size(); i += step) {
-      if (seen.add(java.nio.ByteBuffer.wrap(r.arg(i)))) {
-        out.add(r.arg(i));
-      }
-    }
-    return out;
-  }
-
-  // ---- counters and edits ----
-
-  private RespMessage incrBy(ClientSession s, byte[] key, long by) {
+  /**
+   * INCRBY (INCR, DECR, DECRBY): adds {@code by} to the integer value of {@code key} (absent: 0)
+   * and returns the sum.
+   *
+   * @throws CommandException when the value is not an integer or the sum overflows
+   */
+  public long incrementBy(Table t, byte[] key, long by) {
     long[] result = new long[1];
-    update(s, List.of(key), cur -> {
+    t.update(List.of(key), cur -> {
       long v = 0;
       if (cur[0] != null) {
         if (!RedisNumbers.isLong(cur[0])) {
@@ -294,55 +168,60 @@ final class StringCommands {
         throw new CommandException("ERR increment or decrement would overflow");
       }
       result[0] = v + by;
-      return new WriteBatch().put(key, RedisNumbers.toBytes(result[0]));
+      return new WriteBatch().putOwned(key, RedisNumbers.toBytes(result[0]));
     });
-    return RespMessage.integer(result[0]);
+    return result[0];
   }
 
-  private RespMessage incrByFloat(ClientSession s, RespRequest r) {
-    byte[] key = r.arg(1);
-    BigDecimal by = RedisNumbers.parseFloat(r.arg(2));
+  /**
+   * INCRBYFLOAT: adds {@code by} to the decimal value of {@code key} (absent: 0) and returns the
+   * sum as it is stored (its text).
+   *
+   * @throws CommandException when the value is not a valid float or the sum is not finite
+   */
+  public byte[] incrementByFloat(Table t, byte[] key, BigDecimal by) {
     byte[][] result = new byte[1][];
-    update(s, List.of(key), cur -> {
+    t.update(List.of(key), cur -> {
       BigDecimal v = cur[0] == null ? BigDecimal.ZERO : RedisNumbers.parseFloat(cur[0]);
       result[0] = RedisNumbers.addFloat(v, by);
       return new WriteBatch().put(key, result[0]);
     });
-    return new RespMessage.BulkString(result[0]);
+    return result[0];
   }
 
-  private RespMessage append(ClientSession s, RespRequest r) {
-    byte[] key = r.arg(1);
-    byte[] tail = r.arg(2);
+  /** APPEND: appends {@code tail} to the value of {@code key} (absent: empty); returns the new length. */
+  public long append(Table t, byte[] key, byte[] tail) {
     long[] length = new long[1];
-    update(s, List.of(key), cur -> {
+    t.update(List.of(key), cur -> {
       byte[] head = cur[0] == null ? new byte[0] : cur[0];
       long total = (long) head.length + tail.length;
       checkSize(total);
       byte[] v = Arrays.copyOf(head, (int) total);
       System.arraycopy(tail, 0, v, head.length, tail.length);
       length[0] = total;
-      return new WriteBatch().put(key, v);
+      return new WriteBatch().putOwned(key, v);
     });
-    return RespMessage.integer(length[0]);
+    return length[0];
   }
 
-  private void checkSize(long total) {
-    if (total > settings.maxBulkBytes()) {
-      throw new CommandException("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
-    }
+  /** STRLEN: the length of the value of {@code key}, 0 when absent. */
+  public long length(Table t, byte[] key) {
+    byte[] v = t.getReadOnly(key);
+    return v == null ? 0 : v.length;
   }
 
-  private RespMessage getrange(ClientSession s, RespRequest r) {
-    long start = RedisNumbers.parseLong(r.arg(2));
-    long end = RedisNumbers.parseLong(r.arg(3));
-    byte[] v = t(s).getReadOnly(r.arg(1));
+  /**
+   * GETRANGE: the bytes of the value from {@code start} to {@code end}, both inclusive, negative
+   * offsets counted from the end; empty when the range is empty or the key absent.
+   */
+  public byte[] getRange(Table t, byte[] key, long start, long end) {
+    byte[] v = t.getReadOnly(key);
     if (v == null || v.length == 0) {
-      return RespMessage.EMPTY_BULK;
+      return new byte[0];
     }
     long n = v.length;
     if (start < 0 && end < 0 && start > end) {
-      return RespMessage.EMPTY_BULK;
+      return new byte[0];
     }
     if (start < 0) {
       start = Math.max(0, n + start);
@@ -354,20 +233,23 @@ final class StringCommands {
       end = n - 1;
     }
     if (start > end || start >= n) {
-      return RespMessage.EMPTY_BULK;
+      return new byte[0];
     }
-    return new RespMessage.BulkString(Arrays.copyOfRange(v, (int) start, (int) end + 1));
+    return Arrays.copyOfRange(v, (int) start, (int) end + 1);
   }
 
-  private RespMessage setrange(ClientSession s, RespRequest r) {
-    byte[] key = r.arg(1);
-    long offset = RedisNumbers.parseLong(r.arg(2));
-    byte[] patch = r.arg(3);
+  /**
+   * SETRANGE: overwrites the value from {@code offset} with {@code patch}, padding with zero bytes;
+   * returns the new length.
+   *
+   * @throws CommandException when {@code offset} is negative or the value would pass the size limit
+   */
+  public long setRange(Table t, byte[] key, long offset, byte[] patch) {
     if (offset < 0) {
       throw new CommandException("ERR offset is out of range");
     }
     long[] length = new long[1];
-    update(s, List.of(key), cur -> {
+    t.update(List.of(key), cur -> {
       byte[] v = cur[0];
       if (patch.length == 0) {
         length[0] = v == null ? 0 : v.length;
@@ -378,8 +260,26 @@ final class StringCommands {
       byte[] out = v == null ? new byte[(int) total] : Arrays.copyOf(v, (int) total);
       System.arraycopy(patch, 0, out, (int) offset, patch.length);
       length[0] = total;
-      return new WriteBatch().put(key, out);
+      return new WriteBatch().putOwned(key, out);
     });
-    return RespMessage.integer(length[0]);
+    return length[0];
+  }
+
+  private void checkSize(long total) {
+    if (total > maxValueBytes) {
+      throw new CommandException("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    }
+  }
+
+  /** {@code keys} without duplicates, in order. */
+  private static List<byte[]> distinct(List<byte[]> keys) {
+    Set<ByteBuffer> seen = new LinkedHashSet<>();
+    List<byte[]> out = new ArrayList<>(keys.size());
+    for (byte[] k : keys) {
+      if (seen.add(ByteBuffer.wrap(k))) {
+        out.add(k);
+      }
+    }
+    return out;
   }
 }

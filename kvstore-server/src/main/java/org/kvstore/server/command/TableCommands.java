@@ -1,74 +1,37 @@
 package org.kvstore.server.command;
 
-import static org.kvstore.server.command.CommandSpec.ADMIN;
-import static org.kvstore.server.command.CommandSpec.NO_MULTI;
-import static org.kvstore.server.command.CommandSpec.READONLY;
-import static org.kvstore.server.command.CommandSpec.SLOW;
-import static org.kvstore.server.command.CommandSpec.WRITE;
-import static org.kvstore.server.command.CommandSpec.command;
-import static org.kvstore.server.command.ConnectionCommands.str;
-
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import org.kvstore.AlreadyExistsException;
 import org.kvstore.Cursor;
+import org.kvstore.NoSuchDatabaseException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.Table;
 import org.kvstore.TableInfo;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
 
 /**
- * Table administration, namespaced like a Redis module so it cannot clash with Redis commands:
- * {@code KV.CREATE db table engine [property value ...]}, {@code KV.DROP db table},
- * {@code KV.DBS}, {@code KV.TABLES db}, {@code KV.USE db table} and
- * {@code KV.RANGE start end [LIMIT n]} (an ordered range of the selected table; an empty bound is
- * an open end; the reply alternates keys and values) and {@code KV.INFO db table} (the table's
- * engine, durability, size and engine statistics, one {@code name:value} line each, as INFO).
+ * Table administration and ordered ranges, for every protocol: create and drop tables, list
+ * databases and tables, look a table up by name, describe it, and read a key range.
+ *
+ * <p>Errors: {@link CommandException} {@code ERR no such table: ...} when a named table or its
+ * database is missing; the store's exceptions (a table that already exists, an unknown engine)
+ * pass through.
  *
  * <p>Thread safety: thread-safe.
  */
-final class TableCommands {
+public final class TableCommands {
+  /** One entry of a range. The arrays belong to the caller. */
+  public record Entry(byte[] key, byte[] value) {}
+
   private final Keyspace keyspace;
 
-  TableCommands(Keyspace keyspace) {
+  public TableCommands(Keyspace keyspace) {
     this.keyspace = keyspace;
   }
 
-  List<CommandSpec> specs() {
-    return List.of(
-        command("kv.create", -4).flags(WRITE | SLOW | ADMIN | NO_MULTI).doc("kvstore", "Creates a table (and its database when missing).")
-            .handler(this::create),
-        command("kv.drop", 3).flags(WRITE | SLOW | ADMIN | NO_MULTI).doc("kvstore", "Drops a table and its data.")
-            .handler(this::drop),
-        command("kv.dbs", 1).flags(READONLY | SLOW).doc("kvstore", "Lists the databases.")
-            .handler((s, r) -> names(keyspace.store().listDBs())),
-        command("kv.tables", 2).flags(READONLY | SLOW).doc("kvstore", "Lists the tables of a database.")
-            .handler((s, r) -> names(keyspace.store().listTables(str(r.arg(1))))),
-        command("kv.use", 3).flags(SLOW | NO_MULTI).doc("kvstore", "Makes this connection use a table of a database.")
-            .handler(this::use),
-        command("kv.range", -3).flags(READONLY | SLOW).doc("kvstore", "Returns the keys and values of an ordered key range.")
-            .handler(this::range),
-        command("kv.info", 3).flags(READONLY | SLOW).doc("kvstore", "Returns a table's engine, size and engine statistics.")
-            .handler(this::info));
-  }
-
-  private RespMessage create(ClientSession s, RespRequest r) {
-    if (r.size() % 2 != 0) {
-      throw new CommandException("ERR wrong number of arguments for 'kv.create' command");
-    }
-    String db = str(r.arg(1));
-    String table = str(r.arg(2));
-    String engine = str(r.arg(3));
-    Properties props = new Properties();
-    for (int i = 4; i < r.size(); i += 2) {
-      props.setProperty(str(r.arg(i)), str(r.arg(i + 1)));
-    }
+  /** Creates table {@code db.table} on {@code engine}, and the database when it is missing. */
+  public void create(String db, String table, String engine, Properties properties) {
     if (!keyspace.store().listDBs().contains(db)) {
       try {
         keyspace.store().createDB(db);
@@ -76,78 +39,54 @@ final class TableCommands {
         // created meanwhile by another connection
       }
     }
-    keyspace.store().createTable(db, table, engine, props);
-    return RespMessage.OK;
+    keyspace.store().createTable(db, table, engine, properties);
   }
 
-  private RespMessage drop(ClientSession s, RespRequest r) {
-    String db = str(r.arg(1));
-    String table = str(r.arg(2));
+  /** Drops table {@code db.table} and its data. */
+  public void drop(String db, String table) {
     keyspace.store().dropTable(db, table);
     keyspace.forget(db, table);
-    if (db.equals(s.database()) && table.equals(s.tableName())) {
-      s.invalidateTable();
-    }
-    return RespMessage.OK;
   }
 
-  private RespMessage use(ClientSession s, RespRequest r) {
-    String db = str(r.arg(1));
-    String name = str(r.arg(2));
-    s.use(db, name, existingTable(db, name));
-    return RespMessage.OK;
+  /** The databases, by name. */
+  public List<String> databases() {
+    return keyspace.store().listDBs();
   }
 
-  /** The table {@code db.name}, or {@code -ERR no such table: ...} when it or its database is missing. */
-  private Table existingTable(String db, String name) {
+  /** The tables of database {@code db}, by name. */
+  public List<String> tables(String db) {
+    return keyspace.store().listTables(db);
+  }
+
+  /**
+   * The table {@code db.name}.
+   *
+   * @throws CommandException {@code ERR no such table: ...} when it or its database is missing
+   */
+  public Table existing(String db, String name) {
     try {
       return keyspace.table(db, name);
-    } catch (NoSuchTableException | org.kvstore.NoSuchDatabaseException e) {
+    } catch (NoSuchTableException | NoSuchDatabaseException e) {
       throw new CommandException("ERR no such table: " + e.getMessage());
     }
   }
 
-  private RespMessage info(ClientSession s, RespRequest r) {
-    TableInfo info = existingTable(str(r.arg(1)), str(r.arg(2))).info();
-    StringBuilder sb = new StringBuilder();
-    sb.append("engine:").append(info.engine()).append("\r\n");
-    sb.append("durability:").append(info.durability() == null ? "none" : info.durability().toString()
-        .toLowerCase(Locale.ROOT)).append("\r\n");
-    sb.append("entries_estimate:").append(info.entryEstimate()).append("\r\n");
-    sb.append("bytes_on_disk:").append(info.bytesOnDisk()).append("\r\n");
-    for (Map.Entry<String, Long> e : new TreeMap<>(info.engineStats()).entrySet()) {
-      sb.append(e.getKey()).append(':').append(e.getValue()).append("\r\n");
-    }
-    return new RespMessage.BulkString(sb.toString().getBytes(StandardCharsets.UTF_8));
+  /** The engine, durability, size and statistics of table {@code db.name} (see {@link #existing}). */
+  public TableInfo info(String db, String name) {
+    return existing(db, name).info();
   }
 
-  private RespMessage range(ClientSession s, RespRequest r) {
-    byte[] start = r.arg(1);
-    byte[] end = r.arg(2);
-    int limit = 0;
-    if (r.size() == 5 && str(r.arg(3)).toLowerCase(Locale.ROOT).equals("limit")) {
-      long n = RedisNumbers.parseLong(r.arg(4));
-      if (n < 0 || n > Integer.MAX_VALUE) {
-        throw new CommandException(CommandException.NOT_INTEGER);
-      }
-      limit = (int) n;
-      if (limit == 0) {
-        return RespMessage.EMPTY_ARRAY;
-      }
-    } else if (r.size() != 3) {
-      throw new CommandException(CommandException.SYNTAX);
-    }
-    List<RespMessage> out = new ArrayList<>();
-    try (Cursor c = s.table(keyspace).scan(start.length == 0 ? null : start, end.length == 0 ? null : end, limit)) {
+  /**
+   * The entries from {@code start} (inclusive) to {@code end} (exclusive), in key order; a null
+   * bound is an open end; at most {@code limit} entries (0: no limit).
+   */
+  public List<Entry> range(Table t, byte[] start, byte[] end, int limit) {
+    List<Entry> out = new ArrayList<>();
+    try (Cursor c = t.scan(start, end, limit)) {
       while (c.next()) {
-        out.add(new RespMessage.BulkString(c.key()));
-        out.add(new RespMessage.BulkString(c.value()));
+        out.add(new Entry(c.key(), c.value()));
       }
     }
-    return new RespMessage.ArrayReply(out);
-  }
-
-  private static RespMessage names(List<String> names) {
-    return new RespMessage.ArrayReply(names.stream().map(RespMessage::bulk).toList());
+    return out;
   }
 }

@@ -20,9 +20,9 @@ import org.kvstore.Table;
  * when the value differs: a key written back to the value it had when it was watched does not abort
  * (the check-and-set guarantee that WATCH is used for is the same).
  *
- * <p>Thread safety: confined to its connection, like {@link QueuedTransaction}.
+ * <p>Thread safety: confined to its connection, like the transaction it guards.
  */
-final class WatchedKeys {
+public final class WatchedKeys {
   /** One watched key of a table (named, so a re-resolved handle of the same table matches). */
   record Watch(Table table, byte[] key, byte[] fingerprint) {
     boolean on(Table t) {
@@ -33,16 +33,16 @@ final class WatchedKeys {
   private final List<Watch> watches = new ArrayList<>();
 
   /** Watches {@code key} of {@code table}, whose value is now {@code value} (null: absent). */
-  void watch(Table table, byte[] key, byte[] value) {
+  public void watch(Table table, byte[] key, byte[] value) {
     watches.add(new Watch(table, key.clone(), fingerprint(value)));
   }
 
-  int size() {
+  public int size() {
     return watches.size();
   }
 
   /** The watched keys of table {@code t} (possibly with repeats). */
-  List<byte[]> keysOn(Table t) {
+  public List<byte[]> keysOn(Table t) {
     List<byte[]> keys = new ArrayList<>();
     for (Watch w : watches) {
       if (w.on(t)) {
@@ -56,7 +56,7 @@ final class WatchedKeys {
    * Whether every watched key of a table other than {@code t} still has its value (read now, not
    * under a lock: a transaction runs on one table, and only that table's keys are locked for it).
    */
-  boolean unchangedOutside(Table t) {
+  public boolean unchangedOutside(Table t) {
     for (Watch w : watches) {
       if (!w.on(t) && !Arrays.equals(w.fingerprint(), fingerprint(w.table().getReadOnly(w.key())))) {
         return false;
@@ -69,7 +69,7 @@ final class WatchedKeys {
    * Whether every watched key of {@code t} still has its value: {@code values[i]} is the current
    * value of {@code keys.get(i)}, read under the transaction's locks.
    */
-  boolean unchangedOn(Table t, List<byte[]> keys, byte[][] values) {
+  public boolean unchangedOn(Table t, List<byte[]> keys, byte[][] values) {
     Map<ByteBuffer, Integer> index = new HashMap<>();
     for (int i = 0; i < keys.size(); i++) {
       index.putIfAbsent(ByteBuffer.wrap(keys.get(i)), i);

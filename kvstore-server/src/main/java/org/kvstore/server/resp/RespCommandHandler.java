@@ -9,10 +9,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Function;
+import org.kvstore.Table;
+import org.kvstore.server.command.WriteCoalescer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,20 +22,22 @@ import org.slf4j.LoggerFactory;
  * Runs the requests of one connection in order and writes their replies in order.
  *
  * <pre>
- *  RespDecoder ──▶ channelRead ──▶ pending (FIFO) ──▶ drain ──┬─ plain SET: this event loop's WriteCoalescer
- *                                                              │  (one batch per table per loop turn)
- *                                                              ├─ run of >= 4 quick reads (a pipeline of GETs):
- *                                                              │  a ReadOffload helper when one is free, else
- *                                                              │  this loop; 16 at a time (GETs as a multi-get)
- *                                                              ├─ quick request: execute on the event loop
- *                                                              └─ may block: one task on the worker pool;
- *                                                                 its reply comes back to the event loop,
- *                                                                 then draining continues
+ *  RespDecoder ──▶ channelRead: resolve the command (RespCommandTable), queue (FIFO)
+ *              ──▶ drain ──┬─ plain SET, table resolved: this event loop's WriteCoalescer
+ *                          │  (one PutWriter batch per table per loop turn)
+ *                          ├─ run of >= 4 quick reads (a pipeline of GETs):
+ *                          │  a ReadOffload helper when one is free, else
+ *                          │  this loop; 16 at a time (GETs as a multi-get)
+ *                          ├─ quick request: RespCommandExecutor on the event loop
+ *                          └─ may block: one task on the worker pool;
+ *                             its reply comes back to the event loop,
+ *                             then draining continues
+ *              ──▶ replies encoded into one buffer ──▶ ReplyFlusher: one flush per loop turn
  * </pre>
  *
- * <p>At most one request (or one run of SETs) of a connection is outstanding at any time, so replies
- * are never reordered even though some run on workers or in a coalesced group (pipelining, W15).
- * A run of consecutive requests the session can batch (plain {@code SET}s) goes as one unit.
+ * <p>At most one request (or one run of SETs or reads) of a connection is outstanding at any time,
+ * so replies are never reordered even though some run on workers or in a coalesced group
+ * (pipelining).
  *
  * <p>Back-pressure: draining pauses while the channel is not writable (the client does not read
  * its replies), and reading pauses while the channel is not writable or the queue holds more than
@@ -41,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * condition clears. So a connection holds at most one read's worth of requests plus one
  * write-buffer high-water mark of replies.
  *
- * <p>Thread safety: confined to the channel's event loop; worker tasks only call
- * {@link RespSession#execute} and hand the reply back to the event loop.
+ * <p>Thread safety: confined to the channel's event loop; worker and helper tasks only call the
+ * {@link RespCommandExecutor} and hand the replies back to the event loop.
  */
 public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(RespCommandHandler.class);
@@ -50,7 +54,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   static final long MAX_PENDING_BYTES = 16L << 20;
   static final int MAX_BATCH = 512;
   /**
-   * Quick reads executed together ({@link RespSession#executeReads}): enough keys for their
+   * Quick reads executed together ({@link RespCommandExecutor#executeReads}): enough keys for their
    * lookups' cache misses to overlap, few enough that a run stops soon after its replies pass
    * {@link #MAX_OFFLOADED_REPLY_BYTES}.
    */
@@ -59,6 +63,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   static final long MAX_OFFLOADED_REPLY_BYTES = 256 * 1024;
 
   private final RespSession session;
+  private final RespCommandExecutor executor;
   private final Executor workers;
   private final WriteCoalescer.PerLoop coalescers;
   private final ReplyFlusher.PerLoop flushers;
@@ -79,9 +84,10 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   static final int OUT_CHUNK = 64 * 1024;
 
   public RespCommandHandler(
-      RespSession session, Executor workers, WriteCoalescer.PerLoop coalescers,
-      ReplyFlusher.PerLoop flushers, ReadOffload reads) {
+      RespSession session, RespCommandExecutor executor, Executor workers,
+      WriteCoalescer.PerLoop coalescers, ReplyFlusher.PerLoop flushers, ReadOffload reads) {
     this.session = session;
+    this.executor = executor;
     this.workers = workers;
     this.coalescers = coalescers;
     this.flushers = flushers;
@@ -94,11 +100,14 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
       return;
     }
+    if (msg instanceof RespRequest r) {
+      executor.resolve(r);
+    }
     pending.add(msg);
     pendingBytes += bytesOf(msg);
     // A quick read waits for the end of this socket read: the decoder hands requests over one at a
     // time, and only then does the queue show whether they form a run worth a read helper.
-    if (!busy && !(reads != null && msg instanceof RespRequest r && session.offloadable(r))) {
+    if (!busy && !(reads != null && msg instanceof RespRequest r && executor.offloadable(session, r))) {
       drain(ctx);
     }
     updateAutoRead(ctx);
@@ -140,7 +149,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     closing = true;
     pending.clear();
     pendingBytes = 0;
-    session.closed();
+    executor.closed(session);
     ctx.fireChannelInactive();
   }
 
@@ -171,13 +180,13 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         break;
       }
       RespRequest request = (RespRequest) next;
-      WriteTarget target = session.writeTarget(request);
-      if (target != null) {
-        coalesce(ctx, request, target);
+      Table table = executor.coalescingTable(session, request);
+      if (table != null) {
+        coalesce(ctx, request, table);
         break;
       }
-      if (!session.mayBlock(request)) {
-        if (!pending.isEmpty() && session.offloadable(request)) {
+      if (!executor.mayBlock(session, request)) {
+        if (!pending.isEmpty() && executor.offloadable(session, request)) {
           if (reads != null && pending.size() >= ReadOffload.MIN_RUN - 1) {
             List<RespRequest> run = takeReadRun(request);
             if (run != null) {
@@ -199,34 +208,22 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         reply(ctx, execute(request));
         continue;
       }
-      List<RespRequest> batch = null;
-      while (pending.peek() instanceof RespRequest more
-          && (batch == null || batch.size() < MAX_BATCH)
-          && session.batchable(request, more)) {
-        if (batch == null) {
-          batch = new ArrayList<>();
-          batch.add(request);
-        }
-        pending.poll();
-        pendingBytes -= bytesOf(more);
-        batch.add(more);
-      }
-      submit(ctx, request, batch);
+      submit(ctx, request);
     }
     updateAutoRead(ctx);
   }
 
   /**
-   * Hands {@code request} and the requests after it with the same target to this event loop's
-   * coalescer; the connection stays busy until their replies come back through {@link #completed}.
+   * Hands {@code request} and the plain SETs right after it to this event loop's coalescer; the
+   * connection stays busy until their replies come back through {@link #completed}.
    */
-  private void coalesce(ChannelHandlerContext ctx, RespRequest request, WriteTarget target) {
+  private void coalesce(ChannelHandlerContext ctx, RespRequest request, Table table) {
     List<RespRequest> run = new ArrayList<>();
     run.add(request);
     long bytes = bytesOf(request);
     while (run.size() < MAX_BATCH
         && pending.peek() instanceof RespRequest more
-        && target.equals(session.writeTarget(more))) {
+        && executor.coalescingTable(session, more) == table) {
       pending.poll();
       long b = bytesOf(more);
       pendingBytes -= b;
@@ -237,7 +234,51 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     if (coalescer == null) {
       coalescer = coalescers.of(ctx.channel().eventLoop());
     }
-    coalescer.add(target, this, ctx, run, bytes);
+    coalescer.add(table, session.cachedTableSync(), new CoalescedSets(ctx, run), bytes);
+  }
+
+  /** A run of plain SETs of this connection in a coalesced group; its outcome becomes replies. */
+  private final class CoalescedSets implements WriteCoalescer.Pending {
+    private final ChannelHandlerContext ctx;
+    private final List<RespRequest> run;
+
+    CoalescedSets(ChannelHandlerContext ctx, List<RespRequest> run) {
+      this.ctx = ctx;
+      this.run = run;
+    }
+
+    @Override
+    public int size() {
+      return run.size();
+    }
+
+    @Override
+    public byte[] key(int i) {
+      return run.get(i).arg(1);
+    }
+
+    @Override
+    public byte[] value(int i) {
+      return run.get(i).arg(2);
+    }
+
+    @Override
+    public void written(RuntimeException[] failures, int offset) {
+      if (failures == null) {
+        completed(ctx, Collections.nCopies(run.size(), RespMessage.OK));
+        return;
+      }
+      List<RespMessage> replies = new ArrayList<>(run.size());
+      for (int i = 0; i < run.size(); i++) {
+        replies.add(executor.setReply(session, failures[offset + i]));
+      }
+      completed(ctx, replies);
+    }
+
+    @Override
+    public void rejected() {
+      RespCommandHandler.this.rejected(ctx);
+    }
   }
 
   /**
@@ -248,7 +289,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private List<RespRequest> takeReadRun(RespRequest first) {
     int n = 1;
     for (Object o : pending) {
-      if (n >= ReadOffload.MIN_RUN || !(o instanceof RespRequest r) || !session.offloadable(r)) {
+      if (n >= ReadOffload.MIN_RUN || !(o instanceof RespRequest r) || !executor.offloadable(session, r)) {
         break;
       }
       n++;
@@ -267,7 +308,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     List<RespRequest> run = new ArrayList<>(Math.min(max, 1 + pending.size()));
     run.add(first);
     while (run.size() < max
-        && pending.peek() instanceof RespRequest more && session.offloadable(more)) {
+        && pending.peek() instanceof RespRequest more && executor.offloadable(session, more)) {
       pending.poll();
       pendingBytes -= bytesOf(more);
       run.add(more);
@@ -276,7 +317,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Executes a run of quick reads {@link #READ_CHUNK} at a time ({@link RespSession#executeReads}),
+   * Executes a run of quick reads {@link #READ_CHUNK} at a time ({@link RespCommandExecutor#executeReads}),
    * and stops once the replies reach {@link #MAX_OFFLOADED_REPLY_BYTES}: the replies of a prefix
    * of {@code run}, the rest for {@link #requeueUnanswered} (replies computed past the limit are
    * dropped; those reads run again when the loop gets to them).
@@ -335,24 +376,19 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** The worker pool refused a coalesced write (shutdown): answer and close. */
-  void rejected(ChannelHandlerContext ctx) {
+  /** The worker pool refused a task (shutdown): answer and close. */
+  private void rejected(ChannelHandlerContext ctx) {
     busy = false;
     closing = true;
     write(ctx, new RespMessage.ErrorReply("ERR server is shutting down"));
     closeAfterReplies(ctx);
   }
 
-  private void submit(ChannelHandlerContext ctx, RespRequest request, List<RespRequest> batch) {
+  private void submit(ChannelHandlerContext ctx, RespRequest request) {
     busy = true;
     try {
       workers.execute(() -> {
-        List<RespMessage> replies;
-        if (batch == null) {
-          replies = List.of(execute(request));
-        } else {
-          replies = executeBatch(batch);
-        }
+        List<RespMessage> replies = List.of(execute(request));
         ctx.executor().execute(() -> completed(ctx, replies));
       });
     } catch (RejectedExecutionException e) {
@@ -372,7 +408,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** Replies of this connection's requests that ran elsewhere; continues with the next requests. */
-  void completed(ChannelHandlerContext ctx, List<RespMessage> replies) {
+  private void completed(ChannelHandlerContext ctx, List<RespMessage> replies) {
     busy = false;
     if (!ctx.channel().isActive()) {
       return;
@@ -384,32 +420,21 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     flush(ctx);
   }
 
+  /** {@code request} run by the executor; a failure that escapes it (a bug) becomes its error reply. */
   private RespMessage execute(RespRequest request) {
     try {
-      return session.execute(request);
+      return executor.execute(session, request);
     } catch (RuntimeException | Error e) {
-      LOG.warn("request failed unexpectedly", e);
-      return new RespMessage.ErrorReply("ERR internal error: " + e.getClass().getSimpleName());
+      return executor.failed(session, e);
     }
   }
 
+  /** A run of quick reads; a failure that escapes the executor becomes an error reply to each. */
   private List<RespMessage> executeReads(List<RespRequest> run) {
-    return executeAll(run, session::executeReads, "reads");
-  }
-
-  private List<RespMessage> executeBatch(List<RespRequest> batch) {
-    return executeAll(batch, session::executeBatch, "batch");
-  }
-
-  /** {@code how} on {@code requests}; an unexpected failure becomes an error reply to each. */
-  private static List<RespMessage> executeAll(
-      List<RespRequest> requests, Function<List<RespRequest>, List<RespMessage>> how, String what) {
     try {
-      return how.apply(requests);
+      return executor.executeReads(session, run);
     } catch (RuntimeException | Error e) {
-      LOG.warn("{} failed unexpectedly", what, e);
-      RespMessage err = new RespMessage.ErrorReply("ERR internal error: " + e.getClass().getSimpleName());
-      return requests.stream().map(r -> err).toList();
+      return Collections.nCopies(run.size(), executor.failed(session, e));
     }
   }
 

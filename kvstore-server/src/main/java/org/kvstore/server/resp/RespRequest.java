@@ -1,41 +1,49 @@
 package org.kvstore.server.resp;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * One decoded command: its arguments as raw bytes, the command name first. Produced by
  * {@link RespDecoder} from a multibulk frame ({@code *2\r\n$3\r\nGET\r\n$1\r\nk\r\n}) or an inline
- * line ({@code GET k\r\n}).
+ * line ({@code GET k\r\n}); its command is looked up once, when {@link RespCommandHandler} receives
+ * it ({@link RespCommandTable#resolve}), and every later step reads {@link #spec()}.
  *
- * @param args the arguments, at least one; the arrays are owned by the request
- * @param name the command name in lower case (command names are ASCII and case-insensitive)
+ * <p>The argument arrays are owned by the request (handed over by the decoder, never copied) and
+ * go into the store as they are.
  *
- * <p>Thread safety: immutable once built (the arrays are handed over, not copied).
+ * <p>Thread safety: the arguments are immutable once built; the resolved spec is set once, on the
+ * event loop, before the request is handed to any other thread.
  */
-public record RespRequest(List<byte[]> args, String name) {
+public final class RespRequest {
+  private final List<byte[]> args;
+  private final String name;
+  private RespCommandSpec spec;
+  private boolean resolved;
 
-  /** A request of {@code args}; its lower-case name is computed once, here. */
+  /** A request of {@code args} (at least one); its lower-case name is computed once, here. */
   public RespRequest(List<byte[]> args) {
-    this(args, lowerName(args));
-  }
-
-  public RespRequest {
     if (args.isEmpty()) {
       throw new IllegalArgumentException("a request has at least one argument");
     }
-  }
-
-  private static String lowerName(List<byte[]> args) {
-    if (args.isEmpty()) {
-      throw new IllegalArgumentException("a request has at least one argument");
-    }
-    return CommandNames.lowerCase(args.get(0));
+    this.args = args;
+    this.name = CommandNames.lowerCase(args.get(0));
   }
 
   public static RespRequest of(String... args) {
     return new RespRequest(
-        java.util.Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
+        Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
+  }
+
+  /** The arguments, the command name first. */
+  public List<byte[]> args() {
+    return args;
+  }
+
+  /** The command name in lower case (command names are ASCII and case-insensitive). */
+  public String name() {
+    return name;
   }
 
   public int size() {
@@ -46,4 +54,19 @@ public record RespRequest(List<byte[]> args, String name) {
     return args.get(i);
   }
 
+  /** Whether {@link #spec()} was set. */
+  boolean resolved() {
+    return resolved;
+  }
+
+  /** The command, or null when no command has this name. REQUIRES: {@link #resolved()}. */
+  RespCommandSpec spec() {
+    assert resolved : "request not resolved";
+    return spec;
+  }
+
+  void resolve(RespCommandSpec s) {
+    spec = s;
+    resolved = true;
+  }
 }

@@ -1,78 +1,246 @@
 package org.kvstore.server.resp;
 
-import java.util.List;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import org.kvstore.Table;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.TransactionView;
+import org.kvstore.server.command.WatchedKeys;
 
 /**
- * The command side of one RESP connection, as seen by {@link RespCommandHandler}: it executes
- * requests and holds the connection's state (protocol version, authentication, selected table).
+ * The state of one RESP connection: protocol version, authentication, name and library
+ * attributes, the table its commands address (an index selected with {@code SELECT}, or any table
+ * chosen with {@code KV.USE}) and its transaction. Plain state: {@link RespCommandExecutor} runs the
+ * requests.
  *
- * <p>Thread safety: the handler calls {@link #execute} for one request at a time, in order, either
- * on the event loop or on a worker thread (never two at once), with a happens-before edge between
- * consecutive calls; {@link #authenticated()} and {@link #protocolVersion()} may be read from the
- * event loop while a worker executes, so implementations keep them in volatile fields.
+ * <p>Thread safety: one request at a time ({@link RespCommandHandler} runs a connection's requests
+ * in order, on the event loop or on one worker at a time, with a happens-before edge between
+ * consecutive ones); fields that other connections read ({@code CLIENT LIST}) or the event loop
+ * reads while a worker executes are volatile.
  */
-public interface RespSession {
+public final class RespSession {
+  private final long id;
+  private final String addr;
+  private final String laddr;
+  private final long createdMillis = System.currentTimeMillis();
+  private volatile long lastActiveMillis = createdMillis;
+  private volatile String lastCommand = "NULL";
+  private volatile int protocol = 2;
+  private volatile boolean authenticated;
+  private volatile String name;
+  private volatile String libName;
+  private volatile String libVer;
+  /** Selected index, or -1 after KV.USE. */
+  private volatile int dbIndex;
+  private volatile String database = Keyspace.DEFAULT_DB;
+  private volatile String tableName = "0";
+  private volatile Table table;
+  /** Whether the writes to {@code table} wait for an fsync; valid while {@code table} is set. */
+  private volatile boolean tableSync;
+  /** The commands queued since MULTI, or null outside a transaction; volatile for CLIENT LIST. */
+  private volatile QueuedTransaction transaction;
+  /** The keys WATCHed since the last EXEC, DISCARD or UNWATCH, or null. */
+  private WatchedKeys watched;
+  /** While EXEC runs the queued commands: the transaction's view of the table, which they address. */
+  private TransactionView transactionView;
+  private boolean closeRequested;
 
-  /**
-   * Whether {@code request} may wait on I/O (an fsync, a scan of a whole table, a catalog change),
-   * so it must run on a worker thread rather than on the event loop.
-   */
-  boolean mayBlock(RespRequest request);
-
-  /**
-   * Whether {@code request} is a quick read (it reads the store and changes no connection or store
-   * state) that may run on a {@link ReadOffload} helper thread. The default never offloads.
-   */
-  default boolean offloadable(RespRequest request) {
-    return false;
+  RespSession(long id, SocketAddress remote, SocketAddress local, boolean authenticated) {
+    this.id = id;
+    this.addr = format(remote);
+    this.laddr = format(local);
+    this.authenticated = authenticated;
   }
 
-  /** Executes {@code request}; never throws: failures become error replies. */
-  RespMessage execute(RespRequest request);
-
-  /**
-   * Executes consecutive requests that {@link #batchable} accepted as one unit (for example a
-   * pipeline of plain {@code SET}s written as one batch). Returns one reply per request.
-   */
-  default List<RespMessage> executeBatch(List<RespRequest> requests) {
-    return requests.stream().map(this::execute).toList();
-  }
-
-  /**
-   * Executes a run of consecutive quick reads ({@link #offloadable}), in order, with the same
-   * replies as {@link #execute} of each; the session may read their keys together (a pipeline of
-   * {@code GET}s as one multi-get). Never throws.
-   */
-  default List<RespMessage> executeReads(List<RespRequest> requests) {
-    return requests.stream().map(this::execute).toList();
-  }
-
-  /**
-   * Whether {@code next} may join a batch that starts with {@code first} (same command kind and
-   * target). The default never batches.
-   */
-  default boolean batchable(RespRequest first, RespRequest next) {
-    return false;
-  }
-
-  /**
-   * Where {@code request} may be written together with other connections' writes in one batch (a
-   * plain {@code SET k v} to an already resolved table), or null when it must run on its own. The
-   * default never groups.
-   */
-  default WriteTarget writeTarget(RespRequest request) {
-    return null;
+  private static String format(SocketAddress a) {
+    if (a instanceof InetSocketAddress i) {
+      return i.getAddress().getHostAddress() + ":" + i.getPort();
+    }
+    return String.valueOf(a);
   }
 
   /** 2 or 3: the protocol replies are encoded in. */
-  int protocolVersion();
+  int protocolVersion() {
+    return protocol;
+  }
 
   /** Whether the connection may use the full request limits (true when no password is set). */
-  boolean authenticated();
+  public boolean authenticated() {
+    return authenticated;
+  }
 
   /** Whether the last request asked to close the connection after its reply ({@code QUIT}). */
-  boolean closeRequested();
+  boolean closeRequested() {
+    return closeRequested;
+  }
 
-  /** The connection closed. Idempotent. */
-  void closed();
+  // ---- state used by the commands ----
+
+  long id() {
+    return id;
+  }
+
+  String addr() {
+    return addr;
+  }
+
+  String laddr() {
+    return laddr;
+  }
+
+  long createdMillis() {
+    return createdMillis;
+  }
+
+  long lastActiveMillis() {
+    return lastActiveMillis;
+  }
+
+  String lastCommand() {
+    return lastCommand;
+  }
+
+  void touched(String command) {
+    lastCommand = command;
+    lastActiveMillis = System.currentTimeMillis();
+  }
+
+  void protocol(int p) {
+    protocol = p;
+  }
+
+  void authenticated(boolean a) {
+    authenticated = a;
+  }
+
+  String name() {
+    return name;
+  }
+
+  void name(String n) {
+    name = n;
+  }
+
+  String libName() {
+    return libName;
+  }
+
+  void libName(String n) {
+    libName = n;
+  }
+
+  String libVer() {
+    return libVer;
+  }
+
+  void libVer(String v) {
+    libVer = v;
+  }
+
+  void requestClose() {
+    closeRequested = true;
+  }
+
+  int dbIndex() {
+    return dbIndex;
+  }
+
+  String database() {
+    return database;
+  }
+
+  String tableName() {
+    return tableName;
+  }
+
+  /**
+   * Addresses index {@code n} of the default database, whose handle is {@code t} (null: resolved
+   * on first use; {@code sync}: its writes wait for an fsync).
+   */
+  void select(int n, Table t, boolean sync) {
+    dbIndex = n;
+    database = Keyspace.DEFAULT_DB;
+    tableName = Integer.toString(n);
+    tableSync = sync;
+    table = t;
+  }
+
+  /** Addresses table {@code db.name} (KV.USE), whose handle is {@code t}. */
+  void use(String db, String name, Table t, boolean sync) {
+    dbIndex = -1;
+    database = db;
+    tableName = name;
+    tableSync = sync;
+    table = t;
+  }
+
+  /**
+   * The table this connection addresses; re-resolved (and for an index, re-created) when needed.
+   * While EXEC runs, the transaction's view of it.
+   */
+  Table table(Keyspace keyspace) {
+    if (transactionView != null) {
+      return transactionView;
+    }
+    Table t = table;
+    if (t == null) {
+      t = dbIndex >= 0 ? keyspace.indexTable(dbIndex) : keyspace.table(database, tableName);
+      tableSync = keyspace.syncWrites(t);
+      table = t;
+    }
+    return t;
+  }
+
+  /** The cached table handle, or null (no lookup). */
+  Table cachedTable() {
+    return table;
+  }
+
+  /** Whether writes to {@link #cachedTable()} wait for an fsync. REQUIRES: it is not null. */
+  boolean cachedTableSync() {
+    return tableSync;
+  }
+
+  /** Forgets the cached handle (its table was dropped). */
+  void invalidateTable() {
+    table = null;
+  }
+
+  // ---- transactions (RespTransactionCommands) ----
+
+  /** The commands queued since MULTI, or null outside a transaction. */
+  QueuedTransaction transaction() {
+    return transaction;
+  }
+
+  void beginTransaction(QueuedTransaction tx) {
+    transaction = tx;
+  }
+
+  /** Leaves the transaction (EXEC, DISCARD, RESET) and returns it; null if there was none. */
+  QueuedTransaction endTransaction() {
+    QueuedTransaction tx = transaction;
+    transaction = null;
+    return tx;
+  }
+
+  /** The connection's watched keys, created on first use. */
+  WatchedKeys watched() {
+    if (watched == null) {
+      watched = new WatchedKeys();
+    }
+    return watched;
+  }
+
+  /** Forgets the watched keys and returns them; null if none were watched. */
+  WatchedKeys unwatch() {
+    WatchedKeys w = watched;
+    watched = null;
+    return w;
+  }
+
+  /** Sets (or, with null, clears) the view EXEC's commands address instead of the table. */
+  void transactionView(TransactionView view) {
+    transactionView = view;
+  }
 }

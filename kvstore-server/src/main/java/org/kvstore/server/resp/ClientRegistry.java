@@ -1,4 +1,4 @@
-package org.kvstore.server.command;
+package org.kvstore.server.resp;
 
 import java.util.Collection;
 import java.util.Map;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread safety: thread-safe.
  */
 public final class ClientRegistry {
-  private final Map<Long, ClientSession> clients = new ConcurrentSkipListMap<>();
+  private final Map<Long, RespSession> clients = new ConcurrentSkipListMap<>();
   private final AtomicLong nextId = new AtomicLong(1);
   private final AtomicLong connected = new AtomicLong();
   private final LongAdder totalConnections = new LongAdder();
@@ -25,7 +25,7 @@ public final class ClientRegistry {
   }
 
   /** Registers a client unless {@code maxClients} are connected. */
-  boolean register(ClientSession session, int maxClients) {
+  boolean register(RespSession session, int maxClients) {
     if (connected.incrementAndGet() > maxClients) {
       connected.decrementAndGet();
       rejectedConnections.increment();
@@ -36,13 +36,13 @@ public final class ClientRegistry {
     return true;
   }
 
-  void unregister(ClientSession session) {
+  void unregister(RespSession session) {
     if (clients.remove(session.id()) != null) {
       connected.decrementAndGet();
     }
   }
 
-  Collection<ClientSession> all() {
+  Collection<RespSession> all() {
     return clients.values();
   }
 

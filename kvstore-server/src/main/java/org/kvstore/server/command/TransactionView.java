@@ -24,8 +24,8 @@ import org.kvstore.WriteBatch;
  * writers of its keys.
  *
  * <p>Point reads and writes reach only the keys given at construction: the commands of a
- * transaction name their keys ({@link CommandSpec#keyArgs}), and those that write other keys are
- * refused when queued ({@link CommandSpec#NO_MULTI}); reaching any other key is a bug in a
+ * transaction name their keys (the RESP command table's key positions), and those that write other keys are
+ * refused when queued (flagged no-multi); reaching any other key is a bug in a
  * command's key positions and fails with {@link IllegalStateException}. A scan (KEYS, SCAN, DBSIZE,
  * RANDOMKEY, KV.RANGE in a transaction) merges the table's entries with the transaction's writes so
  * far: it sees its own transaction, and the rest of the table as a scan outside one would (those
@@ -33,7 +33,7 @@ import org.kvstore.WriteBatch;
  *
  * <p>Thread safety: confined to the thread running the {@code EXEC}.
  */
-final class TransactionTable implements Table {
+public final class TransactionView implements Table {
   /** A key's current value within the transaction, and whether the transaction wrote it. */
   private static final class Slot {
     final byte[] key;
@@ -50,7 +50,7 @@ final class TransactionTable implements Table {
   private final Map<ByteBuffer, Slot> slots = new LinkedHashMap<>();
 
   /** {@code values[i]} is the current value of {@code keys.get(i)} (null: absent). */
-  TransactionTable(Table base, List<byte[]> keys, byte[][] values) {
+  public TransactionView(Table base, List<byte[]> keys, byte[][] values) {
     this.base = base;
     for (int i = 0; i < keys.size(); i++) {
       slots.putIfAbsent(ByteBuffer.wrap(keys.get(i)), new Slot(keys.get(i), values[i]));
@@ -67,7 +67,7 @@ final class TransactionTable implements Table {
   }
 
   /** The transaction's writes as one batch, in the order its keys were named; empty if none. */
-  WriteBatch changes() {
+  public WriteBatch changes() {
     WriteBatch b = new WriteBatch();
     for (Slot s : slots.values()) {
       if (s.written) {
@@ -171,7 +171,7 @@ final class TransactionTable implements Table {
   }
 
   /** The table the transaction runs on. */
-  Table base() {
+  public Table base() {
     return base;
   }
 

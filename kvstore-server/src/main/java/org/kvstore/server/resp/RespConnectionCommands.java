@@ -1,18 +1,21 @@
-package org.kvstore.server.command;
+package org.kvstore.server.resp;
 
-import static org.kvstore.server.command.CommandSpec.CONNECTION;
-import static org.kvstore.server.command.CommandSpec.FAST;
-import static org.kvstore.server.command.CommandSpec.NOAUTH;
-import static org.kvstore.server.command.CommandSpec.NOT_QUEUED;
-import static org.kvstore.server.command.CommandSpec.NO_MULTI;
-import static org.kvstore.server.command.CommandSpec.SLOW;
-import static org.kvstore.server.command.CommandSpec.command;
+import static org.kvstore.server.resp.RespCommandSpec.CONNECTION;
+import static org.kvstore.server.resp.RespCommandSpec.FAST;
+import static org.kvstore.server.resp.RespCommandSpec.NOAUTH;
+import static org.kvstore.server.resp.RespCommandSpec.NOT_QUEUED;
+import static org.kvstore.server.resp.RespCommandSpec.NO_MULTI;
+import static org.kvstore.server.resp.RespCommandSpec.SLOW;
+import static org.kvstore.server.resp.RespCommandSpec.command;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
+import org.kvstore.Table;
+import org.kvstore.server.command.CommandException;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.RedisNumbers;
+import org.kvstore.server.command.ServerSettings;
 
 /**
  * Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT, with the replies
@@ -20,7 +23,7 @@ import org.kvstore.server.resp.RespRequest;
  *
  * <p>Thread safety: thread-safe (stateless apart from shared thread-safe collaborators).
  */
-final class ConnectionCommands {
+final class RespConnectionCommands {
   /** The Redis version advertised to clients (CLIENTS.md R1.5: at least 7.2 for Lettuce 6.3). */
   static final String REDIS_VERSION = "7.2.4";
   static final String NOAUTH_HELLO =
@@ -33,13 +36,13 @@ final class ConnectionCommands {
   private final ServerSettings settings;
   private final ClientRegistry clients;
 
-  ConnectionCommands(Keyspace keyspace, ServerSettings settings, ClientRegistry clients) {
+  RespConnectionCommands(Keyspace keyspace, ServerSettings settings, ClientRegistry clients) {
     this.keyspace = keyspace;
     this.settings = settings;
     this.clients = clients;
   }
 
-  List<CommandSpec> specs() {
+  List<RespCommandSpec> specs() {
     return List.of(
         command("ping", -1).flags(CONNECTION | FAST).doc("connection", "Returns the server's liveliness response.")
             .handler(this::ping),
@@ -62,14 +65,14 @@ final class ConnectionCommands {
             .handler(this::client));
   }
 
-  private RespMessage ping(ClientSession s, RespRequest r) {
+  private RespMessage ping(RespSession s, RespRequest r) {
     if (r.size() > 2) {
       return new RespMessage.ErrorReply("ERR wrong number of arguments for 'ping' command");
     }
     return r.size() == 2 ? new RespMessage.BulkString(r.arg(1)) : RespMessage.PONG;
   }
 
-  private RespMessage hello(ClientSession s, RespRequest r) {
+  private RespMessage hello(RespSession s, RespRequest r) {
     int proto = s.protocolVersion();
     int i = 1;
     if (r.size() >= 2) {
@@ -119,7 +122,7 @@ final class ConnectionCommands {
             bulk("standalone"), bulk("master"), RespMessage.EMPTY_ARRAY));
   }
 
-  private RespMessage auth(ClientSession s, RespRequest r) {
+  private RespMessage auth(RespSession s, RespRequest r) {
     if (r.size() > 3) {
       throw new CommandException(CommandException.SYNTAX);
     }
@@ -144,26 +147,27 @@ final class ConnectionCommands {
     }
   }
 
-  private RespMessage select(ClientSession s, RespRequest r) {
+  private RespMessage select(RespSession s, RespRequest r) {
     int n = RedisNumbers.parseInt(r.arg(1));
     if (n < 0 || n >= keyspace.databases()) {
       throw new CommandException("ERR DB index is out of range");
     }
-    s.select(n, keyspace.indexTable(n));
+    Table t = keyspace.indexTable(n);
+    s.select(n, t, keyspace.syncWrites(t));
     return RespMessage.OK;
   }
 
-  private RespMessage reset(ClientSession s, RespRequest r) {
+  private RespMessage reset(RespSession s, RespRequest r) {
     s.protocol(2);
     s.name(null);
-    s.select(0, null);
+    s.select(0, null, false);
     s.authenticated(!settings.passwordRequired());
     s.endTransaction();
     s.unwatch();
     return new RespMessage.SimpleString("RESET");
   }
 
-  private RespMessage client(ClientSession s, RespRequest r) {
+  private RespMessage client(RespSession s, RespRequest r) {
     String sub = str(r.arg(1)).toLowerCase(Locale.ROOT);
     switch (sub) {
       case "setname" -> {
@@ -205,7 +209,7 @@ final class ConnectionCommands {
       }
       case "list" -> {
         StringBuilder sb = new StringBuilder();
-        for (ClientSession c : clients.all()) {
+        for (RespSession c : clients.all()) {
           sb.append(describe(c)).append('\n');
         }
         return bulk(sb.toString());
@@ -222,7 +226,7 @@ final class ConnectionCommands {
   }
 
   /** One CLIENT LIST line. */
-  String describe(ClientSession c) {
+  String describe(RespSession c) {
     long now = System.currentTimeMillis();
     QueuedTransaction tx = c.transaction();
     return "id=" + c.id() + " addr=" + c.addr() + " laddr=" + c.laddr() + " fd=-1 name=" + orEmpty(c.name())

@@ -1,9 +1,7 @@
-package org.kvstore.server.command;
+package org.kvstore.server.resp;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
 
 /**
  * One command: its name, Redis arity (n: exactly n arguments including the name; -n: at least n),
@@ -11,7 +9,7 @@ import org.kvstore.server.resp.RespRequest;
  *
  * <p>Thread safety: immutable.
  */
-record CommandSpec(
+record RespCommandSpec(
     String name, int arity, int flags, String group, String summary,
     int firstKey, int lastKey, int step, Handler handler) {
 
@@ -31,16 +29,20 @@ record CommandSpec(
    * table beyond the keys its arguments name (FLUSHDB, FLUSHALL), or changes what the connection
    * addresses, how it talks or the catalog (SELECT, KV.USE, HELLO, AUTH, KV.CREATE, KV.DROP). A
    * transaction writes only the keys its commands name, locked for it; see
-   * {@link TransactionCommands}.
+   * {@link RespTransactionCommands}.
    */
   static final int NO_MULTI = 1 << 7;
   /** Runs at once inside {@code MULTI} instead of being queued: MULTI, EXEC, DISCARD, WATCH, QUIT, RESET. */
   static final int NOT_QUEUED = 1 << 8;
 
-  /** Executes one request. Thread safety: implementations are thread-safe. */
+  /**
+   * Executes one request: parses its arguments, calls the command's semantics and builds the reply.
+   * A failure is thrown, and {@link RespErrors} turns it into the error reply. Thread safety:
+   * implementations are thread-safe.
+   */
   @FunctionalInterface
   interface Handler {
-    RespMessage handle(ClientSession session, RespRequest request);
+    RespMessage handle(RespSession session, RespRequest request);
   }
 
   boolean has(int flag) {
@@ -140,8 +142,8 @@ record CommandSpec(
       return this;
     }
 
-    CommandSpec handler(Handler h) {
-      return new CommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, h);
+    RespCommandSpec handler(Handler h) {
+      return new RespCommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, h);
     }
   }
 }

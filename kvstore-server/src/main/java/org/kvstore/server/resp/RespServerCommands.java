@@ -1,13 +1,13 @@
-package org.kvstore.server.command;
+package org.kvstore.server.resp;
 
-import static org.kvstore.server.command.CommandSpec.ADMIN;
-import static org.kvstore.server.command.CommandSpec.FAST;
-import static org.kvstore.server.command.CommandSpec.NO_MULTI;
-import static org.kvstore.server.command.CommandSpec.READONLY;
-import static org.kvstore.server.command.CommandSpec.SLOW;
-import static org.kvstore.server.command.CommandSpec.WRITE;
-import static org.kvstore.server.command.CommandSpec.command;
-import static org.kvstore.server.command.ConnectionCommands.str;
+import static org.kvstore.server.resp.RespCommandSpec.ADMIN;
+import static org.kvstore.server.resp.RespCommandSpec.FAST;
+import static org.kvstore.server.resp.RespCommandSpec.NO_MULTI;
+import static org.kvstore.server.resp.RespCommandSpec.READONLY;
+import static org.kvstore.server.resp.RespCommandSpec.SLOW;
+import static org.kvstore.server.resp.RespCommandSpec.WRITE;
+import static org.kvstore.server.resp.RespCommandSpec.command;
+import static org.kvstore.server.resp.RespConnectionCommands.str;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +22,13 @@ import org.kvstore.Durability;
 import org.kvstore.KVStoreException;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
+import org.kvstore.server.command.CommandException;
+import org.kvstore.server.command.GlobPattern;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.RedisNumbers;
+import org.kvstore.server.command.ProcessCpuTimes;
+import org.kvstore.server.command.PutWriter;
+import org.kvstore.server.command.ServerSettings;
 
 /**
  * Server commands: COMMAND (COUNT, INFO, DOCS, LIST), INFO, CONFIG GET/SET, DBSIZE, FLUSHDB,
@@ -31,24 +36,26 @@ import org.kvstore.server.resp.RespRequest;
  *
  * <p>Thread safety: thread-safe.
  */
-final class ServerCommands {
+final class RespServerCommands {
   private static final int DELETE_CHUNK = 1024;
 
   private final Keyspace keyspace;
   private final ServerSettings settings;
   private final ClientRegistry clients;
-  private final Supplier<Map<String, CommandSpec>> commands;
+  private final PutWriter writer;
+  private final Supplier<Map<String, RespCommandSpec>> commands;
 
-  ServerCommands(
-      Keyspace keyspace, ServerSettings settings, ClientRegistry clients,
-      Supplier<Map<String, CommandSpec>> commands) {
+  RespServerCommands(
+      Keyspace keyspace, ServerSettings settings, ClientRegistry clients, PutWriter writer,
+      Supplier<Map<String, RespCommandSpec>> commands) {
+    this.writer = writer;
     this.keyspace = keyspace;
     this.settings = settings;
     this.clients = clients;
     this.commands = commands;
   }
 
-  List<CommandSpec> specs() {
+  List<RespCommandSpec> specs() {
     return List.of(
         command("command", -1).flags(SLOW).doc("server", "Returns detailed information about all commands.")
             .handler(this::commandCommand),
@@ -73,15 +80,15 @@ final class ServerCommands {
 
   // ---- COMMAND ----
 
-  private RespMessage commandCommand(ClientSession s, RespRequest r) {
-    Map<String, CommandSpec> all = commands.get();
+  private RespMessage commandCommand(RespSession s, RespRequest r) {
+    Map<String, RespCommandSpec> all = commands.get();
     if (r.size() == 1) {
       return new RespMessage.ArrayReply(all.values().stream().map(this::commandInfo).toList());
     }
     String sub = str(r.arg(1)).toLowerCase(Locale.ROOT);
     switch (sub) {
       case "count" -> {
-        ConnectionCommands.arity(r, 2, "command|count");
+        RespConnectionCommands.arity(r, 2, "command|count");
         return RespMessage.integer(all.size());
       }
       case "info" -> {
@@ -90,7 +97,7 @@ final class ServerCommands {
         }
         List<RespMessage> out = new ArrayList<>();
         for (int i = 2; i < r.size(); i++) {
-          CommandSpec spec = all.get(str(r.arg(i)).toLowerCase(Locale.ROOT));
+          RespCommandSpec spec = all.get(str(r.arg(i)).toLowerCase(Locale.ROOT));
           out.add(spec == null ? RespMessage.NULL : commandInfo(spec));
         }
         return new RespMessage.ArrayReply(out);
@@ -99,13 +106,13 @@ final class ServerCommands {
         List<RespMessage> names = new ArrayList<>();
         List<RespMessage> docs = new ArrayList<>();
         if (r.size() == 2) {
-          for (CommandSpec spec : all.values()) {
+          for (RespCommandSpec spec : all.values()) {
             names.add(RespMessage.bulk(spec.name()));
             docs.add(commandDocs(spec));
           }
         } else {
           for (int i = 2; i < r.size(); i++) {
-            CommandSpec spec = all.get(str(r.arg(i)).toLowerCase(Locale.ROOT));
+            RespCommandSpec spec = all.get(str(r.arg(i)).toLowerCase(Locale.ROOT));
             if (spec != null) {
               names.add(RespMessage.bulk(spec.name()));
               docs.add(commandDocs(spec));
@@ -123,7 +130,7 @@ final class ServerCommands {
   }
 
   /** Redis 7's 10-element COMMAND INFO entry. */
-  private RespMessage commandInfo(CommandSpec spec) {
+  private RespMessage commandInfo(RespCommandSpec spec) {
     return new RespMessage.ArrayReply(List.of(
         RespMessage.bulk(spec.name()),
         RespMessage.integer(spec.arity()),
@@ -139,7 +146,7 @@ final class ServerCommands {
   }
 
   /** Docs without "arguments" (redis-cli accepts that; CLIENTS.md §1.3). */
-  private RespMessage commandDocs(CommandSpec spec) {
+  private RespMessage commandDocs(RespCommandSpec spec) {
     return new RespMessage.MapReply(
         List.of(RespMessage.bulk("summary"), RespMessage.bulk("since"), RespMessage.bulk("group")),
         List.of(RespMessage.bulk(spec.summary()), RespMessage.bulk("1.0.0"), RespMessage.bulk(spec.group())));
@@ -147,7 +154,7 @@ final class ServerCommands {
 
   // ---- INFO ----
 
-  private RespMessage info(ClientSession s, RespRequest r) {
+  private RespMessage info(RespSession s, RespRequest r) {
     Map<String, String> sections = new LinkedHashMap<>();
     sections.put("server", serverSection());
     sections.put("clients", "connected_clients:" + clients.connected() + "\r\n"
@@ -167,7 +174,11 @@ final class ServerCommands {
         + "kvstore_durability:" + d.name().toLowerCase(Locale.ROOT) + "\r\n");
     sections.put("stats", "total_connections_received:" + clients.totalConnections() + "\r\n"
         + "total_commands_processed:" + clients.totalCommands() + "\r\n"
-        + "rejected_connections:" + clients.rejectedConnections() + "\r\n");
+        + "rejected_connections:" + clients.rejectedConnections() + "\r\n"
+        // Plain SETs and the store writes that carried them: fewer writes than SETs means the
+        // SETs of concurrent or pipelining clients were grouped (WriteCoalescer).
+        + "kvstore_set_writes:" + writer.batches() + "\r\n"
+        + "kvstore_sets_written:" + writer.puts() + "\r\n");
     sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
     sections.put("cpu", cpuSection());
     sections.put("keyspace", keyspaceSection());
@@ -193,7 +204,7 @@ final class ServerCommands {
 
   private String serverSection() {
     long uptime = (System.currentTimeMillis() - settings.startMillis()) / 1000;
-    return "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n"
+    return "redis_version:" + RespConnectionCommands.REDIS_VERSION + "\r\n"
         + "redis_mode:standalone\r\n"
         + "server_name:kvstore\r\n"
         + "kvstore_version:" + settings.version() + "\r\n"
@@ -272,7 +283,7 @@ final class ServerCommands {
     return m;
   }
 
-  private RespMessage config(ClientSession s, RespRequest r) {
+  private RespMessage config(RespSession s, RespRequest r) {
     String sub = str(r.arg(1)).toLowerCase(Locale.ROOT);
     switch (sub) {
       case "get" -> {
@@ -351,13 +362,13 @@ final class ServerCommands {
     return n;
   }
 
-  private RespMessage flushdb(ClientSession s, RespRequest r) {
+  private RespMessage flushdb(RespSession s, RespRequest r) {
     checkFlushMode(r);
     clear(s.table(keyspace));
     return RespMessage.OK;
   }
 
-  private RespMessage flushall(ClientSession s, RespRequest r) {
+  private RespMessage flushall(RespSession s, RespRequest r) {
     checkFlushMode(r);
     for (String name : keyspace.store().listTables(Keyspace.DEFAULT_DB)) {
       clear(keyspace.table(Keyspace.DEFAULT_DB, name));

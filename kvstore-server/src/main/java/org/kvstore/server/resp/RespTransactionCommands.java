@@ -1,9 +1,9 @@
-package org.kvstore.server.command;
+package org.kvstore.server.resp;
 
-import static org.kvstore.server.command.CommandSpec.FAST;
-import static org.kvstore.server.command.CommandSpec.NOT_QUEUED;
-import static org.kvstore.server.command.CommandSpec.READONLY;
-import static org.kvstore.server.command.CommandSpec.command;
+import static org.kvstore.server.resp.RespCommandSpec.FAST;
+import static org.kvstore.server.resp.RespCommandSpec.NOT_QUEUED;
+import static org.kvstore.server.resp.RespCommandSpec.READONLY;
+import static org.kvstore.server.resp.RespCommandSpec.command;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -11,18 +11,21 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.kvstore.Table;
-import org.kvstore.server.resp.RespMessage;
-import org.kvstore.server.resp.RespRequest;
+import org.kvstore.server.command.CommandException;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.ServerSettings;
+import org.kvstore.server.command.TransactionView;
+import org.kvstore.server.command.WatchedKeys;
 
 /**
  * {@code MULTI}, {@code EXEC}, {@code DISCARD}, {@code WATCH} and {@code UNWATCH}: Redis
  * transactions, on the table the connection addresses.
  *
- * <p>Between MULTI and EXEC, commands are checked (existence, arity, {@link CommandSpec#NO_MULTI})
+ * <p>Between MULTI and EXEC, commands are checked (existence, arity, {@link RespCommandSpec#NO_MULTI})
  * and queued, each answered {@code +QUEUED}; a refused one makes EXEC answer {@code -EXECABORT} and
  * run nothing. EXEC collects the keys the queued commands name (and the watched keys of the table),
  * locks them all through one {@link Table#update}, checks the watched keys' values, runs the
- * commands in order against a {@link TransactionTable} over those keys, and writes what they
+ * commands in order against a {@link TransactionView} over those keys, and writes what they
  * changed as one batch: the transaction is atomic (all or nothing, also across a crash, and one
  * fsync with sync durability) and isolated (no other writer touches its keys meanwhile; readers
  * see it whole or not at all). A command that fails at run time (INCR of a non-integer) gets its
@@ -31,20 +34,20 @@ import org.kvstore.server.resp.RespRequest;
  *
  * <p>Thread safety: thread-safe (stateless; the state is the connection's).
  */
-final class TransactionCommands {
+final class RespTransactionCommands {
   static final RespMessage QUEUED = new RespMessage.SimpleString("QUEUED");
 
   private final Keyspace keyspace;
   private final ServerSettings settings;
-  private final CommandExecutor executor;
+  private final RespCommandExecutor executor;
 
-  TransactionCommands(Keyspace keyspace, ServerSettings settings, CommandExecutor executor) {
+  RespTransactionCommands(Keyspace keyspace, ServerSettings settings, RespCommandExecutor executor) {
     this.keyspace = keyspace;
     this.settings = settings;
     this.executor = executor;
   }
 
-  List<CommandSpec> specs() {
+  List<RespCommandSpec> specs() {
     return List.of(
         command("multi", 1).flags(FAST | NOT_QUEUED).doc("transactions", "Starts a transaction.")
             .handler(this::multi),
@@ -62,7 +65,7 @@ final class TransactionCommands {
             }));
   }
 
-  private RespMessage multi(ClientSession s, RespRequest r) {
+  private RespMessage multi(RespSession s, RespRequest r) {
     if (s.transaction() != null) {
       throw new CommandException("ERR MULTI calls can not be nested");
     }
@@ -70,7 +73,7 @@ final class TransactionCommands {
     return RespMessage.OK;
   }
 
-  private RespMessage discard(ClientSession s, RespRequest r) {
+  private RespMessage discard(RespSession s, RespRequest r) {
     if (s.endTransaction() == null) {
       throw new CommandException("ERR DISCARD without MULTI");
     }
@@ -78,7 +81,7 @@ final class TransactionCommands {
     return RespMessage.OK;
   }
 
-  private RespMessage watch(ClientSession s, RespRequest r) {
+  private RespMessage watch(RespSession s, RespRequest r) {
     if (s.transaction() != null) {
       throw new CommandException("ERR WATCH inside MULTI is not allowed");
     }
@@ -94,7 +97,7 @@ final class TransactionCommands {
     return RespMessage.OK;
   }
 
-  private RespMessage exec(ClientSession s, RespRequest r) {
+  private RespMessage exec(RespSession s, RespRequest r) {
     QueuedTransaction tx = s.endTransaction();
     if (tx == null) {
       throw new CommandException("ERR EXEC without MULTI");
@@ -121,7 +124,7 @@ final class TransactionCommands {
         conflict[0] = true;
         return null;
       }
-      TransactionTable view = new TransactionTable(t, keys, current);
+      TransactionView view = new TransactionView(t, keys, current);
       s.transactionView(view);
       try {
         for (QueuedTransaction.Queued q : tx.commands()) {

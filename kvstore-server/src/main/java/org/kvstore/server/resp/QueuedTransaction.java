@@ -1,8 +1,7 @@
-package org.kvstore.server.command;
+package org.kvstore.server.resp;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.kvstore.server.resp.RespRequest;
 
 /**
  * The commands a connection queued between {@code MULTI} and {@code EXEC}, with their specs, and
@@ -17,7 +16,7 @@ import org.kvstore.server.resp.RespRequest;
  */
 final class QueuedTransaction {
   /** A queued command: its spec, resolved when it was queued, and the request. */
-  record Queued(CommandSpec spec, RespRequest request) {}
+  record Queued(RespCommandSpec spec, RespRequest request) {}
 
   private final int maxCommands;
   private final long maxBytes;
@@ -34,8 +33,8 @@ final class QueuedTransaction {
    * Queues {@code request}; returns null, or the error reply text of a refused command (which also
    * marks the transaction aborted).
    */
-  String queue(CommandSpec spec, RespRequest request) {
-    if (spec.has(CommandSpec.NO_MULTI)) {
+  String queue(RespCommandSpec spec, RespRequest request) {
+    if (spec.has(RespCommandSpec.NO_MULTI)) {
       aborted = true;
       return "ERR Command not allowed inside a transaction";
     }

@@ -1,0 +1,309 @@
+package org.kvstore.server.resp;
+
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.kvstore.KVStoreException;
+import org.kvstore.NoSuchTableException;
+import org.kvstore.Table;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.KeyspaceCommands;
+import org.kvstore.server.command.PutWriter;
+import org.kvstore.server.command.ServerSettings;
+import org.kvstore.server.command.StringCommands;
+import org.kvstore.server.command.TableCommands;
+import org.kvstore.server.command.WriteCoalescer;
+
+/**
+ * Runs RESP requests: for a request whose command {@link RespCommandTable} resolved, it checks
+ * arity and authentication in Redis' order (existence, arity, then {@code NOAUTH}), queues it inside
+ * {@code MULTI}, else runs the command's handler, which parses the arguments, calls the
+ * protocol-neutral semantics ({@link StringCommands} and its neighbours in
+ * {@code org.kvstore.server.command}) and builds the reply. Failures become error replies in
+ * {@link RespErrors}; the connection stays usable.
+ *
+ * <p>It also tells {@link RespCommandHandler} where a request runs:
+ * <ul>
+ *   <li>{@link #coalescingTable}: a plain {@code SET key value} whose table is resolved goes to the
+ *       event loop's {@link WriteCoalescer}, which hands it to the {@link PutWriter} with the other
+ *       plain SETs of that loop turn. Any other plain SET (the connection's first, before its table
+ *       is resolved; one inside EXEC) goes to the same {@link PutWriter} through
+ *       {@link StringCommands#set}, alone.
+ *   <li>{@link #offloadable}: a quick read may run on a read helper, a pipeline's GETs as one
+ *       multi-get ({@link #executeReads}).
+ *   <li>{@link #mayBlock}: writes to a table with sync durability (they wait for an fsync) and slow
+ *       commands (whole-table scans, catalog changes) run on the worker pool; the rest on the loop.
+ * </ul>
+ *
+ * <p>Thread safety: thread-safe; the command table is immutable, and per-connection state lives in
+ * {@link RespSession}.
+ */
+public final class RespCommandExecutor {
+  private final Keyspace keyspace;
+  private final ServerSettings settings;
+  private final ClientRegistry clients = new ClientRegistry();
+  private final PutWriter writer = new PutWriter();
+  private final RespCommandTable commands;
+  private final RespCommandSpec set;
+  private final RespCommandSpec get;
+  private final RespCommandSpec exec;
+
+  public RespCommandExecutor(Keyspace keyspace, ServerSettings settings) {
+    this.keyspace = keyspace;
+    this.settings = settings;
+    StringCommands strings = new StringCommands(writer, settings.maxBulkBytes());
+    List<RespCommandSpec> specs = new ArrayList<>();
+    specs.addAll(new RespConnectionCommands(keyspace, settings, clients).specs());
+    specs.addAll(new RespServerCommands(keyspace, settings, clients, writer, this::commands).specs());
+    specs.addAll(new RespStringCommands(keyspace, strings).specs());
+    specs.addAll(new RespKeyspaceCommands(keyspace, new KeyspaceCommands()).specs());
+    specs.addAll(new RespTableCommands(keyspace, new TableCommands(keyspace)).specs());
+    specs.addAll(new RespTransactionCommands(keyspace, settings, this).specs());
+    this.commands = new RespCommandTable(specs);
+    this.set = commands.get("set");
+    this.get = commands.get("get");
+    this.exec = commands.get("exec");
+  }
+
+  private Map<String, RespCommandSpec> commands() {
+    return commands.all();
+  }
+
+  public ServerSettings settings() {
+    return settings;
+  }
+
+  /** Number of open client connections. */
+  public long connectedClients() {
+    return clients.connected();
+  }
+
+  /** The writer of every plain SET (the coalescers hand their groups to it). */
+  public PutWriter putWriter() {
+    return writer;
+  }
+
+  // ---- connections ----
+
+  /**
+   * A session for a new connection, or {@code null} when the server refuses more clients (the
+   * caller then answers {@code -ERR max number of clients reached} and closes).
+   */
+  public RespSession open(SocketAddress remote, SocketAddress local) {
+    RespSession s = new RespSession(clients.nextId(), remote, local, !settings.passwordRequired());
+    return clients.register(s, settings.maxClients()) ? s : null;
+  }
+
+  /** Largest bulk string a new connection accepts (Redis {@code proto-max-bulk-len}). */
+  public long maxBulkBytes() {
+    return settings.maxBulkBytes();
+  }
+
+  /** Most arguments in one request a new connection accepts. */
+  public int maxMultibulk() {
+    return settings.maxMultibulk();
+  }
+
+  /** The connection of {@code session} closed. Idempotent. */
+  void closed(RespSession session) {
+    clients.unregister(session);
+  }
+
+  // ---- where a request runs ----
+
+  /** Looks the command of {@code request} up (once per request). */
+  void resolve(RespRequest request) {
+    commands.resolve(request);
+  }
+
+  /** Whether {@code request} may wait on I/O, so it must run on a worker rather than the event loop. */
+  boolean mayBlock(RespSession session, RespRequest request) {
+    RespCommandSpec spec = request.spec();
+    if (spec == null || spec.has(RespCommandSpec.CONNECTION) || !session.authenticated()) {
+      return false;
+    }
+    QueuedTransaction tx = session.transaction();
+    if (tx != null) {
+      // Inside MULTI a command is only queued. EXEC of a non-empty transaction runs on a worker: it
+      // locks its keys, which waits for writers of the same stripes (with sync durability, for
+      // their fsync), and may write and wait for its own fsync.
+      return spec == exec && tx.size() > 0;
+    }
+    if (spec.has(RespCommandSpec.SLOW)) {
+      return true;
+    }
+    if (spec.has(RespCommandSpec.WRITE)) {
+      return session.cachedTable() == null || session.cachedTableSync();
+    }
+    return false;
+  }
+
+  /**
+   * Whether {@code request} is a quick read of an authenticated connection ({@code GET},
+   * {@code MGET}, {@code EXISTS}, {@code STRLEN}, {@code TYPE}: flagged read-only and fast) whose
+   * table is already resolved, so it may run on a read helper thread.
+   */
+  boolean offloadable(RespSession session, RespRequest request) {
+    if (!session.authenticated() || session.cachedTable() == null || session.transaction() != null) {
+      return false;
+    }
+    RespCommandSpec spec = request.spec();
+    return spec != null && spec.has(RespCommandSpec.READONLY) && spec.has(RespCommandSpec.FAST)
+        && !spec.has(RespCommandSpec.SLOW) && !spec.has(RespCommandSpec.CONNECTION);
+  }
+
+  /**
+   * The table a plain {@code SET key value} of an authenticated connection goes to through the
+   * event loop's {@link WriteCoalescer}, when that table is already resolved; else null (the request
+   * then runs through {@link #execute}). Counts the request as processed.
+   */
+  Table coalescingTable(RespSession session, RespRequest request) {
+    if (!isPlainSet(request) || !session.authenticated() || session.transaction() != null) {
+      return null;
+    }
+    Table t = session.cachedTable();
+    if (t != null) {
+      clients.commandProcessed(1);
+      session.touched("set");
+    }
+    return t;
+  }
+
+  /** Whether {@code request} is {@code SET key value}, without options. */
+  boolean isPlainSet(RespRequest request) {
+    return request.spec() == set && request.size() == 3;
+  }
+
+  /** The reply to a coalesced plain SET: {@code +OK}, or the reply to its failure. */
+  RespMessage setReply(RespSession session, RuntimeException failure) {
+    return failure == null ? RespMessage.OK : RespErrors.reply("set", failure, session);
+  }
+
+  /** The reply to a request that failed outside any command's handler (a bug). */
+  RespMessage failed(RespSession session, Throwable failure) {
+    return RespErrors.reply(null, failure, session);
+  }
+
+  // ---- execution ----
+
+  /**
+   * Runs one request, or inside {@code MULTI} queues it (a command refused there, as one that does
+   * not exist or has the wrong number of arguments, makes the transaction fail at {@code EXEC});
+   * never throws.
+   */
+  RespMessage execute(RespSession session, RespRequest request) {
+    clients.commandProcessed(1);
+    commands.resolve(request);
+    RespCommandSpec spec = request.spec();
+    QueuedTransaction tx = session.transaction();
+    if (spec == null) {
+      if (tx != null) {
+        tx.abort();
+      }
+      return new RespMessage.ErrorReply(unknownCommand(request));
+    }
+    String name = spec.name();
+    session.touched(name);
+    if (!spec.arityOk(request.size())) {
+      if (tx != null) {
+        tx.abort();
+      }
+      return new RespMessage.ErrorReply("ERR wrong number of arguments for '" + name + "' command");
+    }
+    if (!session.authenticated() && !spec.has(RespCommandSpec.NOAUTH)) {
+      return new RespMessage.ErrorReply("NOAUTH Authentication required.");
+    }
+    if (tx != null && !spec.has(RespCommandSpec.NOT_QUEUED)) {
+      String refused = tx.queue(spec, request);
+      return refused == null ? RespTransactionCommands.QUEUED : new RespMessage.ErrorReply(refused);
+    }
+    return invoke(session, spec, request);
+  }
+
+  /**
+   * Runs the handler of {@code spec}, whose arity and authentication were checked; a failure
+   * becomes its error reply ({@link RespErrors}). Never throws. EXEC runs its queued commands
+   * through it.
+   */
+  RespMessage invoke(RespSession session, RespCommandSpec spec, RespRequest request) {
+    try {
+      return spec.handler().handle(session, request);
+    } catch (RuntimeException e) {
+      return RespErrors.reply(spec.name(), e, session);
+    }
+  }
+
+  /**
+   * Runs a run of quick reads in order: each stretch of two or more consecutive plain
+   * {@code GET key} is read with one {@link StringCommands#multiGet} (the engine looks the keys up
+   * together), the other requests one by one. When the multi-get fails (a key over the size limit,
+   * an engine error), the stretch's GETs run one by one instead, so each gets its own reply.
+   */
+  List<RespMessage> executeReads(RespSession session, List<RespRequest> requests) {
+    List<RespMessage> out = new ArrayList<>(requests.size());
+    int i = 0;
+    while (i < requests.size()) {
+      int end = i;
+      while (end < requests.size() && isPlainGet(requests.get(end))) {
+        end++;
+      }
+      if (end - i >= 2 && session.authenticated() && session.transaction() == null) {
+        multiGet(session, requests.subList(i, end), out);
+        i = end;
+      } else {
+        out.add(execute(session, requests.get(i)));
+        i++;
+      }
+    }
+    return out;
+  }
+
+  private boolean isPlainGet(RespRequest r) {
+    return r.spec() == get && r.size() == 2;
+  }
+
+  private void multiGet(RespSession session, List<RespRequest> gets, List<RespMessage> out) {
+    clients.commandProcessed(gets.size());
+    session.touched("get");
+    byte[][] keys = new byte[gets.size()][];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = gets.get(i).arg(1);
+    }
+    byte[][] values = new byte[keys.length][];
+    try {
+      session.table(keyspace).multiGetReadOnly(keys, values);
+    } catch (KVStoreException | IllegalArgumentException e) {
+      if (e instanceof NoSuchTableException) {
+        session.invalidateTable(); // the GETs below resolve the table again
+      }
+      // Each GET again, alone: only the one at fault gets the error (mapped by RespErrors).
+      for (RespRequest r : gets) {
+        out.add(invoke(session, get, r));
+      }
+      return;
+    }
+    for (byte[] v : values) {
+      out.add(RespMessage.bulkOrNull(v));
+    }
+  }
+
+  /**
+   * Redis' text: {@code ERR unknown command 'foo', with args beginning with: 'a' 'b' } (each
+   * argument quoted and followed by a space, the list cut at about 128 characters).
+   */
+  static String unknownCommand(RespRequest request) {
+    StringBuilder args = new StringBuilder();
+    for (int i = 1; i < request.size() && args.length() < 128; i++) {
+      String a = new String(request.arg(i), StandardCharsets.UTF_8);
+      int room = 128 - args.length();
+      args.append('\'').append(a.length() > room ? a.substring(0, room) : a).append("' ");
+    }
+    String name = new String(request.arg(0), StandardCharsets.UTF_8);
+    if (name.length() > 128) {
+      name = name.substring(0, 128);
+    }
+    return "ERR unknown command '" + name + "', with args beginning with: " + args;
+  }
+}

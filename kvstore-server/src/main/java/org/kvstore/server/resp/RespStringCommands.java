@@ -1,0 +1,197 @@
+package org.kvstore.server.resp;
+
+import static org.kvstore.server.resp.RespCommandSpec.FAST;
+import static org.kvstore.server.resp.RespCommandSpec.READONLY;
+import static org.kvstore.server.resp.RespCommandSpec.WRITE;
+import static org.kvstore.server.resp.RespCommandSpec.command;
+import static org.kvstore.server.resp.RespConnectionCommands.str;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.kvstore.Table;
+import org.kvstore.server.command.CommandException;
+import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.RedisNumbers;
+import org.kvstore.server.command.SetOptions;
+import org.kvstore.server.command.SetResult;
+import org.kvstore.server.command.StringCommands;
+
+/**
+ * The RESP string commands: their specs, argument parsing and replies, over the protocol-neutral
+ * {@link StringCommands}.
+ *
+ * <p>Keys never expire: the expiry options of SET are parsed and validated like Redis does, then
+ * refused with an error rather than silently ignored.
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class RespStringCommands {
+  private final Keyspace keyspace;
+  private final StringCommands strings;
+
+  RespStringCommands(Keyspace keyspace, StringCommands strings) {
+    this.keyspace = keyspace;
+    this.strings = strings;
+  }
+
+  List<RespCommandSpec> specs() {
+    return List.of(
+        command("get", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the string value of a key.")
+            .handler((s, r) -> RespMessage.bulkOrNull(strings.get(t(s), r.arg(1)))),
+        command("set", -3).flags(WRITE).keys(1, 1, 1).doc("string", "Sets the string value of a key.")
+            .handler(this::set),
+        command("setnx", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Sets the value of a key only when it does not exist.")
+            .handler((s, r) -> RespMessage.integer(strings.setIfAbsent(t(s), r.arg(1), r.arg(2)) ? 1 : 0)),
+        command("getset", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Returns the old value and sets a new one.")
+            .handler((s, r) -> RespMessage.bulkOrNull(strings.getAndSet(t(s), r.arg(1), r.arg(2)))),
+        command("getdel", 2).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Returns the value of a key and deletes it.")
+            .handler((s, r) -> RespMessage.bulkOrNull(strings.getAndDelete(t(s), r.arg(1)))),
+        command("del", -2).flags(WRITE).keys(1, -1, 1).doc("keyspace", "Deletes one or more keys.")
+            .handler((s, r) -> RespMessage.integer(strings.delete(t(s), r.args().subList(1, r.size())))),
+        command("unlink", -2).flags(WRITE | FAST).keys(1, -1, 1).doc("keyspace", "Deletes one or more keys.")
+            .handler((s, r) -> RespMessage.integer(strings.delete(t(s), r.args().subList(1, r.size())))),
+        command("exists", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("keyspace", "Counts how many of the keys exist.")
+            .handler((s, r) -> RespMessage.integer(strings.countExisting(t(s), r.args().subList(1, r.size())))),
+        command("mget", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("string", "Returns the values of one or more keys.")
+            .handler((s, r) -> {
+              byte[][] keys = new byte[r.size() - 1][];
+              for (int i = 0; i < keys.length; i++) {
+                keys[i] = r.arg(i + 1);
+              }
+              byte[][] values = new byte[keys.length][];
+              strings.multiGet(t(s), keys, values);
+              List<RespMessage> out = new ArrayList<>(values.length);
+              for (byte[] v : values) {
+                out.add(RespMessage.bulkOrNull(v));
+              }
+              return new RespMessage.ArrayReply(out);
+            }),
+        command("mset", -3).flags(WRITE).keys(1, -1, 2).doc("string", "Sets the values of one or more keys, atomically.")
+            .handler((s, r) -> {
+              byte[][][] pairs = pairs(r, "mset");
+              strings.multiSet(t(s), pairs[0], pairs[1]);
+              return RespMessage.OK;
+            }),
+        command("msetnx", -3).flags(WRITE).keys(1, -1, 2).doc("string", "Sets keys only when none of them exists, atomically.")
+            .handler((s, r) -> {
+              byte[][][] pairs = pairs(r, "msetnx");
+              return RespMessage.integer(strings.multiSetIfNoneExists(t(s), pairs[0], pairs[1]) ? 1 : 0);
+            }),
+        command("incr", 2).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the integer value of a key by one.")
+            .handler((s, r) -> RespMessage.integer(strings.incrementBy(t(s), r.arg(1), 1))),
+        command("decr", 2).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Decrements the integer value of a key by one.")
+            .handler((s, r) -> RespMessage.integer(strings.incrementBy(t(s), r.arg(1), -1))),
+        command("incrby", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the integer value of a key by a number.")
+            .handler((s, r) -> RespMessage.integer(strings.incrementBy(t(s), r.arg(1), RedisNumbers.parseLong(r.arg(2))))),
+        command("decrby", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Decrements the integer value of a key by a number.")
+            .handler((s, r) -> {
+              long by = RedisNumbers.parseLong(r.arg(2));
+              if (by == Long.MIN_VALUE) {
+                throw new CommandException("ERR decrement would overflow");
+              }
+              return RespMessage.integer(strings.incrementBy(t(s), r.arg(1), -by));
+            }),
+        command("incrbyfloat", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Increments the floating point value of a key by a number.")
+            .handler((s, r) -> new RespMessage.BulkString(
+                strings.incrementByFloat(t(s), r.arg(1), RedisNumbers.parseFloat(r.arg(2))))),
+        command("append", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Appends a string to the value of a key.")
+            .handler((s, r) -> RespMessage.integer(strings.append(t(s), r.arg(1), r.arg(2)))),
+        command("strlen", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the length of a string value.")
+            .handler((s, r) -> RespMessage.integer(strings.length(t(s), r.arg(1)))),
+        command("getrange", 4).flags(READONLY).keys(1, 1, 1).doc("string", "Returns a substring of the string value.")
+            .handler((s, r) -> {
+              long start = RedisNumbers.parseLong(r.arg(2));
+              long end = RedisNumbers.parseLong(r.arg(3));
+              byte[] v = strings.getRange(t(s), r.arg(1), start, end);
+              return v.length == 0 ? RespMessage.EMPTY_BULK : new RespMessage.BulkString(v);
+            }),
+        command("setrange", 4).flags(WRITE).keys(1, 1, 1).doc("string", "Overwrites part of a string value from an offset.")
+            .handler((s, r) -> RespMessage.integer(
+                strings.setRange(t(s), r.arg(1), RedisNumbers.parseLong(r.arg(2)), r.arg(3)))));
+  }
+
+  private Table t(RespSession s) {
+    return s.table(keyspace);
+  }
+
+  // ---- SET ----
+
+  private RespMessage set(RespSession s, RespRequest r) {
+    SetOptions options = setOptions(r);
+    SetResult result = strings.set(t(s), r.arg(1), r.arg(2), options);
+    if (options.returnOld()) {
+      return RespMessage.bulkOrNull(result.old());
+    }
+    return result.written() ? RespMessage.OK : RespMessage.NULL;
+  }
+
+  /** The options of {@code SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL]}. */
+  static SetOptions setOptions(RespRequest r) {
+    if (r.size() == 3) {
+      return SetOptions.PLAIN;
+    }
+    boolean nx = false;
+    boolean xx = false;
+    boolean get = false;
+    boolean expiry = false;
+    boolean keepTtl = false;
+    for (int i = 3; i < r.size(); i++) {
+      String opt = str(r.arg(i)).toUpperCase(Locale.ROOT);
+      boolean hasNext = i + 1 < r.size();
+      switch (opt) {
+        case "NX" -> {
+          if (xx) {
+            throw new CommandException(CommandException.SYNTAX);
+          }
+          nx = true;
+        }
+        case "XX" -> {
+          if (nx) {
+            throw new CommandException(CommandException.SYNTAX);
+          }
+          xx = true;
+        }
+        case "GET" -> get = true;
+        case "KEEPTTL" -> {
+          if (expiry) {
+            throw new CommandException(CommandException.SYNTAX);
+          }
+          keepTtl = true;
+        }
+        case "EX", "PX", "EXAT", "PXAT" -> {
+          if (expiry || keepTtl || !hasNext) {
+            throw new CommandException(CommandException.SYNTAX);
+          }
+          long t = RedisNumbers.parseLong(r.arg(++i));
+          if (t <= 0 || (opt.startsWith("E") && t > Long.MAX_VALUE / 1000)) {
+            throw new CommandException("ERR invalid expire time in 'set' command");
+          }
+          expiry = true;
+        }
+        default -> throw new CommandException(CommandException.SYNTAX);
+      }
+    }
+    if (expiry) {
+      throw new CommandException("ERR expiry (EX, PX, EXAT, PXAT) is not supported: keys never expire");
+    }
+    SetOptions.Condition condition = nx ? SetOptions.Condition.IF_ABSENT
+        : xx ? SetOptions.Condition.IF_PRESENT : SetOptions.Condition.ALWAYS;
+    return new SetOptions(condition, get);
+  }
+
+  /** The keys and the values of {@code name key value [key value ...]}. */
+  private static byte[][][] pairs(RespRequest r, String name) {
+    if (r.size() % 2 != 1) {
+      throw new CommandException("ERR wrong number of arguments for '" + name + "' command");
+    }
+    int n = (r.size() - 1) / 2;
+    byte[][] keys = new byte[n][];
+    byte[][] values = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      keys[i] = r.arg(1 + 2 * i);
+      values[i] = r.arg(2 + 2 * i);
+    }
+    return new byte[][][] {keys, values};
+  }
+}
