@@ -12,6 +12,7 @@ import org.kvstore.spi.TableProperties;
  * buffer: 128 MiB, twice RocksDB's, so that a Redis-style working set of 100,000 500-byte values
  * (about 70 MB of memtable) stays in the memtable; the store's write buffer budget bounds the
  * memtables of all tables together.
+ * See docs/decisions/0020-write-buffer-and-checkpoint-log-size.md.
  *
  * <p>Thread safety: immutable.
  */

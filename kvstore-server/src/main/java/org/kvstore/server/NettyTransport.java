@@ -29,6 +29,8 @@ final class NettyTransport implements AutoCloseable {
    * Netty's two per core: on a small machine every extra loop adds a thread wake-up per request and
    * competes with the clients for the cores). An idle loop polls for {@code spinMicros} before it
    * blocks, all but one core's worth of loops at a time ({@link SpinThenBlockSelectStrategy}).
+   * See docs/decisions/0007-one-event-loop-and-read-helper.md and
+   * docs/decisions/0011-spin-then-block-select.md.
    */
   NettyTransport(int ioThreads, int spinMicros) {
     if (ioThreads < 1) {

@@ -19,8 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>At most {@code maxSpinners} loops of a group poll at a time; the others block at once. With one
  * loop per core, loops that all poll leave no core free for the threads they wait for (clients on
  * the same machine, the group-commit and background threads), and a loop with work can then wait a
- * scheduler slice: on 2 cores, two polling loops gave 1-2 ms p99 latencies for 10 unpipelined
- * clients where one polling loop gives about 0.2 ms.
+ * scheduler slice. See docs/decisions/0011-spin-then-block-select.md.
  *
  * <p>Thread safety: the spin time and bound are immutable; the count of polling loops is shared by
  * the group's strategies and atomic; each loop calls its strategy on its own thread.

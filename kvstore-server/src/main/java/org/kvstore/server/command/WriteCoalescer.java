@@ -16,6 +16,7 @@ import org.kvstore.Table;
  * Gathers the plain puts that the connections of one event loop receive in one loop turn and hands
  * them to the {@link PutWriter} as one batch per table, the way Redis writes (and with
  * {@code appendfsync always} fsyncs) its log once per event-loop turn for every client.
+ * See docs/decisions/0002-write-coalescing.md.
  *
  * <pre>
  *  conn A: SET ─┐

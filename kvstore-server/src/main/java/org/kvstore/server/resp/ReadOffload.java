@@ -26,9 +26,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Why not more event loops instead: an unpipelined request is mostly system-call time, and on a
  * small machine each extra loop adds a thread that competes with the clients and the store's
- * background threads for the cores (docs/benchmarks.md: one loop on 2 cores had Redis-level p99
- * latencies and the better unpipelined throughput, two loops the better pipelined reads). Reads of
- * a pipeline are the one kind of work that is plenty, independent and cheap to hand over.
+ * background threads for the cores. Reads of a pipeline are the one kind of work that is plenty,
+ * independent and cheap to hand over. See docs/decisions/0007-one-event-loop-and-read-helper.md.
  *
  * <p>Thread safety: thread-safe; the permit count is atomic and the pool is a
  * {@link ThreadPoolExecutor}.

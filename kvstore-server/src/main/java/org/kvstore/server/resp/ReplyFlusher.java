@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
  * wakes the client. Flushing each connection as soon as its requests ran has a client with many
  * connections wake for the first reply and then for each next one; writing them together after the
  * reads lets it take many replies per wake-up. The delay is the rest of one loop turn.
+ * See docs/decisions/0003-once-per-turn-flush.md.
  *
  * <p>Thread safety: confined to its event loop (every method runs there).
  */

@@ -19,7 +19,7 @@ import org.kvstore.server.command.ServerSettings;
 
 /**
  * Connection commands: PING, ECHO, HELLO, AUTH, SELECT, QUIT, RESET and CLIENT, with the replies
- * and error texts the clients of docs/server.md depend on (CLIENTS.md §1-§3).
+ * and error texts the clients of docs/server.md depend on (Redis 7's).
  *
  * <p>Thread safety: thread-safe (stateless apart from shared thread-safe collaborators).
  */
