@@ -9,8 +9,8 @@ import java.util.zip.CRC32C;
  * byte before a range (a WAL fragment's type and data), a range then a byte (an SSTable block's
  * contents and compression byte).
  *
- * <p>Calls allocate nothing: each thread reuses one {@link CRC32C}, reset at the start of every
- * call (a checksum is computed within one call, so the reuse cannot interleave).
+ * <p>Calls allocate nothing after a thread's first: each thread reuses one {@link CRC32C}, reset
+ * at the start of every call (a checksum is computed within one call, so uses cannot interleave).
  *
  * <p>Thread safety: thread-safe (the scratch state is per thread).
  */
