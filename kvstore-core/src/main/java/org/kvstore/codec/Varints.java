@@ -47,8 +47,8 @@ public final class Varints {
   /**
    * Reads the varint at {@code pos[0]} and advances {@code pos[0]} past it.
    *
-   * @throws CodecException when it runs to {@code limit} or is longer than {@value #MAX_BYTES} bytes
-   *     ({@code pos[0]} is then unchanged)
+   * @throws CodecException when it runs to {@code limit} or is longer than {@value #MAX_BYTES}
+   *     bytes ({@code pos[0]} is then unchanged)
    */
   public static long get(byte[] src, int[] pos, int limit) {
     long v = 0;

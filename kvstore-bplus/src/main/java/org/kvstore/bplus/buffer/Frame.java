@@ -17,12 +17,12 @@ import org.kvstore.spi.RefCount;
  * with {@link #pinOnceForCaller}, {@link #tryLockOut}, {@link #unlockOut} and {@link #markFree}.
  *
  * <p>Thread safety: the pin count is atomic ({@link #pins} is -1 while the frame is being evicted
- * or is free); the page bytes are guarded by {@code latch}, a {@link StampedLock} (read lock to read, write lock to
- * change; only a thread holding a pin may take either). Every change of the bytes or of {@code
- * pageId} happens under the write lock (loading, changing, discarding, and eviction, which takes
- * the write lock of the frame it unmaps), so a successful {@link #validate} proves that the bytes
- * read belonged to page {@link #pageId()} at one moment. {@code pageId}, {@code dirty} and {@code
- * referenced} are volatile.
+ * or is free); the page bytes are guarded by {@code latch}, a {@link StampedLock} (read lock to
+ * read, write lock to change; only a thread holding a pin may take either). Every change of the
+ * bytes or of {@code pageId} happens under the write lock (loading, changing, discarding, and
+ * eviction, which takes the write lock of the frame it unmaps), so a successful {@link #validate}
+ * proves that the bytes read belonged to page {@link #pageId()} at one moment. {@code pageId},
+ * {@code dirty} and {@code referenced} are volatile.
  */
 public final class Frame {
   final int index;

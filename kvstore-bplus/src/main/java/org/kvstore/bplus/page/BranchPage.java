@@ -25,7 +25,8 @@ public final class BranchPage {
 
   /** Size of a separator cell for a key of {@code keyLen}. */
   public static int cellSizeFor(int keyLen, boolean keyOverflow) {
-    return 1 + Varints.sizeOf(keyLen) + (keyOverflow ? SlottedPage.KEY_PREFIX_BYTES + 16 : keyLen) + 8;
+    int keyBytes = keyOverflow ? SlottedPage.KEY_PREFIX_BYTES + 16 : keyLen;
+    return 1 + Varints.sizeOf(keyLen) + keyBytes + 8;
   }
 
   /** Writes a separator cell; {@code chainFirst}/{@code chainId} are used with key overflow. */

@@ -62,7 +62,8 @@ public record MetaPage(
           "meta page " + slot + ": page size " + pageSize + ", opened with " + page.length);
     }
     return new MetaPage(
-        pageSize, FixedLE.getLong(page, 32), FixedLE.getLong(page, 40), FixedLE.getLong(page, 48), FixedLE.getInt(page, 56), FixedLE.getLong(page, 64),
-        FixedLE.getLong(page, 72), FixedLE.getLong(page, 80), FixedLE.getLong(page, 88));
+        pageSize, FixedLE.getLong(page, 32), FixedLE.getLong(page, 40), FixedLE.getLong(page, 48),
+        FixedLE.getInt(page, 56), FixedLE.getLong(page, 64), FixedLE.getLong(page, 72),
+        FixedLE.getLong(page, 80), FixedLE.getLong(page, 88));
   }
 }
