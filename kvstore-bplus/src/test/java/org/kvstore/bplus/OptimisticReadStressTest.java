@@ -15,12 +15,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Cursor;
+import org.kvstore.codec.Crc32c;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.testkit.Seeds;
 
@@ -62,10 +62,8 @@ class OptimisticReadStressTest {
   }
 
   static int crc(byte[] key, long version) {
-    CRC32C c = new CRC32C();
-    c.update(ByteBuffer.allocate(8).putLong(0, version));
-    c.update(key);
-    return (int) c.getValue();
+    byte[] covered = ByteBuffer.allocate(8 + key.length).putLong(version).put(key).array();
+    return Crc32c.of(covered, 0, covered.length);
   }
 
   /** The version in {@code v}, checking that it is an untorn value of {@code key}. */

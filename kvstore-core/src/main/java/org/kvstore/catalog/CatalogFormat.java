@@ -14,13 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.zip.CRC32C;
 import org.kvstore.CorruptionException;
+import org.kvstore.codec.Crc32c;
 
 /**
- * Encoding of the catalog file, byte by byte in docs/format/catalog.md: one ASCII header line
- * {@code KVSTORE-CATALOG v1 length=<n> crc32c=<8 hex digits>\n} followed by exactly {@code n} bytes
- * of UTF-8 JSON, whose CRC32C the header carries.
+ * Encoding of the catalog file; the format (header line, checksum, JSON document, example) is
+ * docs/format/catalog.md.
  *
  * <p>Thread safety: stateless, thread-safe.
  */
@@ -28,7 +27,9 @@ public final class CatalogFormat {
   /** Current format version. Versions are ordered; readers reject versions they do not know. */
   public static final int VERSION = 1;
 
+  /** The first word of the header line. */
   static final String MAGIC = "KVSTORE-CATALOG";
+  /** A header line longer than this is corruption (a real one is under 60 bytes). */
   private static final int MAX_HEADER_BYTES = 128;
 
   private static final ObjectMapper MAPPER =
@@ -49,11 +50,9 @@ public final class CatalogFormat {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("catalog cannot be serialized", e);
     }
-    CRC32C crc = new CRC32C();
-    crc.update(body);
     String header =
         MAGIC + " v" + VERSION + " length=" + body.length + " crc32c="
-            + String.format("%08x", crc.getValue()) + "\n";
+            + String.format("%08x", Crc32c.of(body, 0, body.length)) + "\n";
     byte[] h = header.getBytes(StandardCharsets.US_ASCII);
     byte[] out = new byte[h.length + body.length];
     System.arraycopy(h, 0, out, 0, h.length);
@@ -102,12 +101,11 @@ public final class CatalogFormat {
       throw new CorruptionException(
           path, bodyStart, "catalog body is " + (file.length - bodyStart) + " bytes, header says " + length);
     }
-    CRC32C crc = new CRC32C();
-    crc.update(file, bodyStart, (int) length);
-    if (crc.getValue() != expectedCrc) {
+    long actualCrc = Integer.toUnsignedLong(Crc32c.of(file, bodyStart, (int) length));
+    if (actualCrc != expectedCrc) {
       throw new CorruptionException(
           path, bodyStart,
-          String.format("catalog checksum mismatch (expected %08x, got %08x)", expectedCrc, crc.getValue()));
+          String.format("catalog checksum mismatch (expected %08x, got %08x)", expectedCrc, actualCrc));
     }
     CatalogJson json;
     try {

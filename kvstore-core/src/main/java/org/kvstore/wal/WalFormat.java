@@ -5,31 +5,24 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
+import org.kvstore.codec.Crc32c;
 import org.kvstore.spi.Mutation;
 
 /**
- * Constants and codecs of the write-ahead log, byte by byte in docs/format/wal.md.
- *
- * <pre>
- * segment   := block*                       32 KiB blocks; the last may be partial
- * block     := fragment* trailer?           trailer: fewer than 7 zero bytes
- * fragment  := crc32c:u32 | length:u16 | type:u8 | data[length]      (little endian)
- *              crc32c is masked and covers type and data
- * type      := FULL=1 FIRST=2 MIDDLE=3 LAST=4 HEADER=5   (DO NOT RENUMBER; bit 0x80 = safe to ignore)
- * record    := data of one FULL, or FIRST MIDDLE* LAST concatenated
- * header    := "KVSTWAL\0" | version:u32 | segmentNumber:u64 | firstLsn:u64     (first record of a segment)
- * writes    := lsn:u64 | tableId:u64 | count:u32 | mutation[count]
- * mutation  := kind:u8 (PUT=1, REMOVE=2) | keyLength:u32 | key | (PUT: valueLength:u32 | value)
- * </pre>
+ * Constants and codecs of the write-ahead log. The format (grammar, checksums, recovery rules,
+ * example) is docs/format/wal.md; this class follows it and does not restate it.
  *
  * <p>Thread safety: stateless.
  */
 public final class WalFormat {
+  /** The version in every segment header; readers reject others. */
   public static final int VERSION = 1;
+  /** Fragments never cross a multiple of this many bytes of a segment. */
   public static final int BLOCK_SIZE = 32 * 1024;
+  /** A fragment's header: masked crc u32, length u16, type u8. */
   public static final int HEADER_BYTES = 4 + 2 + 1;
 
+  /** Fragment types. DO NOT RENUMBER. */
   public static final byte FULL = 1;
   public static final byte FIRST = 2;
   public static final byte MIDDLE = 3;
@@ -38,13 +31,14 @@ public final class WalFormat {
   /** Set on record types that a reader that does not know them may skip. */
   public static final int SAFE_TO_IGNORE = 0x80;
 
+  /** The first 8 bytes of a segment header record's data. */
   static final byte[] MAGIC = "KVSTWAL\0".getBytes(StandardCharsets.US_ASCII);
+  /** A segment header record's data: magic, version u32, segment number u64, first LSN u64. */
   static final int SEGMENT_HEADER_BYTES = 8 + 4 + 8 + 8;
 
+  /** Mutation kinds in a record of writes. DO NOT RENUMBER. */
   static final byte PUT = 1;
   static final byte REMOVE = 2;
-
-  private static final int MASK_DELTA = 0xa282ead8;
 
   private WalFormat() {}
 
@@ -71,24 +65,9 @@ public final class WalFormat {
     }
   }
 
-  /** CRC32C of {@code type} followed by {@code data[off, off+len)}, masked as LevelDB does. */
+  /** The masked CRC32C of {@code type} followed by {@code data[off, off+len)}: a fragment's crc. */
   static int crc(byte type, byte[] data, int off, int len) {
-    CRC32C c = new CRC32C();
-    c.update(type);
-    c.update(data, off, len);
-    return mask((int) c.getValue());
-  }
-
-  static int crc(byte type, ByteBuffer data) {
-    CRC32C c = new CRC32C();
-    c.update(type);
-    c.update(data.duplicate());
-    return mask((int) c.getValue());
-  }
-
-  /** Masking keeps a CRC of data that itself holds CRCs from being trivially related (LevelDB). */
-  static int mask(int crc) {
-    return ((crc >>> 15) | (crc << 17)) + MASK_DELTA;
+    return Crc32c.mask(Crc32c.of(type, data, off, len));
   }
 
   /** The payload of a segment header record. */

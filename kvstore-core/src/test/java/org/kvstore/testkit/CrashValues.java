@@ -3,7 +3,7 @@ package org.kvstore.testkit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
-import java.util.zip.CRC32C;
+import org.kvstore.codec.Crc32c;
 
 /**
  * Self-validating values for crash tests: {@code key|version|} then filler derived from (key,
@@ -21,9 +21,7 @@ public final class CrashValues {
     new Random(key.hashCode() * 31L + version).nextBytes(filler);
     ByteBuffer b = ByteBuffer.allocate(head.length + fillerBytes + 4);
     b.put(head).put(filler);
-    CRC32C crc = new CRC32C();
-    crc.update(b.array(), 0, b.position());
-    b.putInt((int) crc.getValue());
+    b.putInt(Crc32c.of(b.array(), 0, b.position()));
     return b.array();
   }
 
@@ -32,10 +30,8 @@ public final class CrashValues {
     if (value.length < 4) {
       throw new AssertionError("value of " + key + " is only " + value.length + " bytes");
     }
-    CRC32C crc = new CRC32C();
-    crc.update(value, 0, value.length - 4);
     int stored = ByteBuffer.wrap(value, value.length - 4, 4).getInt();
-    if ((int) crc.getValue() != stored) {
+    if (Crc32c.of(value, 0, value.length - 4) != stored) {
       throw new AssertionError("value of " + key + " fails its checksum (torn or foreign value)");
     }
     String text = new String(value, 0, Math.min(value.length, key.length() + 24), StandardCharsets.UTF_8);

@@ -8,9 +8,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.zip.CRC32C;
 import org.kvstore.CorruptionException;
 import org.kvstore.Cursor;
+import org.kvstore.codec.Crc32c;
 import org.kvstore.engine.memory.MapRangeCursor;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
@@ -77,10 +77,8 @@ public final class SnapshotTestEngine implements TableEngine {
         if (b.remaining() < 24 || b.getLong(0) != MAGIC) {
           throw new CorruptionException(file, 0, "not a snapshot file");
         }
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, b.limit() - 4);
         int stored = b.getInt(b.limit() - 4);
-        if ((int) crc.getValue() != stored) {
+        if (Crc32c.of(b.array(), 0, b.limit() - 4) != stored) {
           throw new CorruptionException(file, b.limit() - 4, "snapshot checksum mismatch");
         }
         b.getLong();
@@ -151,9 +149,7 @@ public final class SnapshotTestEngine implements TableEngine {
         count++;
       }
       b.putInt(countPos, count);
-      CRC32C crc = new CRC32C();
-      crc.update(b.array(), 0, b.position());
-      b.putInt((int) crc.getValue());
+      b.putInt(Crc32c.of(b.array(), 0, b.position()));
       b.flip();
       Path tmp = ctx.directory().resolve("snapshot.tmp");
       fs.delete(tmp);

@@ -201,20 +201,20 @@ public final class BufferPool {
       try {
         Frame free = freeFrames.poll(); // free-listed frames have pins == -1
         if (free != null) {
-          free.pins.set(1);
+          free.pinOnceForCaller();
           return free;
         }
         if (allocated < softLimit) {
           Frame f = new Frame(allocated, pageSize);
           frames[allocated++] = f;
-          f.pins.set(1);
+          f.pinOnceForCaller();
           return f;
         }
         victim = pickVictimLocked();
         if (victim == null && allocated < capacity) {
           Frame f = new Frame(allocated, pageSize);
           frames[allocated++] = f;
-          f.pins.set(1);
+          f.pinOnceForCaller();
           return f;
         }
       } finally {
@@ -222,7 +222,7 @@ public final class BufferPool {
       }
       if (victim != null) {
         if (evict(victim)) {
-          victim.pins.set(1);
+          victim.pinOnceForCaller();
           return victim;
         }
         LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
@@ -244,14 +244,14 @@ public final class BufferPool {
     for (int step = 0; step < 3 * n; step++) {
       Frame f = frames[hand];
       hand = hand + 1 == n ? 0 : hand + 1;
-      if (f.pins.get() != 0) { // pinned, or -1: free-listed or being evicted
+      if (f.pins() != 0) { // pinned, or -1: free-listed or being evicted
         continue;
       }
       if (f.referenced) {
         f.referenced = false;
         continue;
       }
-      if (f.pins.compareAndSet(0, -1)) {
+      if (f.tryLockOut()) {
         return f;
       }
     }
@@ -265,7 +265,7 @@ public final class BufferPool {
   private boolean evict(Frame f) throws IOException {
     if (f.dirty) {
       if (!gate.tryEnter()) {
-        f.pins.set(0);
+        f.unlockOut();
         return false;
       }
       try {
@@ -273,7 +273,7 @@ public final class BufferPool {
         writeBacks.increment();
         f.dirty = false;
       } catch (IOException | RuntimeException e) {
-        f.pins.set(0);
+        f.unlockOut();
         throw e;
       } finally {
         gate.exit();
@@ -298,7 +298,7 @@ public final class BufferPool {
   private void releaseFrame(Frame f) {
     clockLock.lock();
     try {
-      f.pins.set(-1); // neither pinnable nor a CLOCK candidate while free-listed
+      f.markFree(); // neither pinnable nor a CLOCK candidate while free-listed
       f.dirty = false;
       freeFrames.add(f);
     } finally {
@@ -383,7 +383,7 @@ public final class BufferPool {
       if (frames[i].dirty) {
         dirty++;
       }
-      if (frames[i].pins.get() > 0) {
+      if (frames[i].pins() > 0) {
         pinned++;
       }
     }

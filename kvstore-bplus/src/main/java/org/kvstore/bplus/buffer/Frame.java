@@ -1,7 +1,7 @@
 package org.kvstore.bplus.buffer;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.StampedLock;
+import org.kvstore.spi.RefCount;
 
 /**
  * One page-sized slot of the buffer pool.
@@ -11,18 +11,23 @@ import java.util.concurrent.locks.StampedLock;
  * memory: {@link #tryOptimisticRead()}, check {@link #pageId()}, read {@link #data()}, and trust
  * what was read only if {@link #validate} then succeeds.
  *
- * <p>Thread safety: {@code pins} is atomic (-1 while the frame is being evicted or is free); the
- * page bytes are guarded by {@code latch}, a {@link StampedLock} (read lock to read, write lock to
- * change; only a thread holding a pin may take either). Every change of the bytes or of {@code
- * pageId} happens under the write lock (loading, changing, discarding, and eviction, which takes
- * the write lock of the frame it unmaps), so a successful {@link #validate} proves that the bytes
- * read belonged to page {@link #pageId()} at one moment. {@code pageId}, {@code dirty} and {@code
- * referenced} are volatile.
+ * <p>Pins are counted by a {@link RefCount} that holds one reference for the frame being usable
+ * (in use or unpinned in the CLOCK) plus one per pin; it is dead (zero, so {@link #tryPin} refuses)
+ * while the frame is being evicted or is free-listed. The pool moves a frame between those states
+ * with {@link #pinOnceForCaller}, {@link #tryLockOut}, {@link #unlockOut} and {@link #markFree}.
+ *
+ * <p>Thread safety: the pin count is atomic ({@link #pins} is -1 while the frame is being evicted
+ * or is free); the page bytes are guarded by {@code latch}, a {@link StampedLock} (read lock to
+ * read, write lock to change; only a thread holding a pin may take either). Every change of the
+ * bytes or of {@code pageId} happens under the write lock (loading, changing, discarding, and
+ * eviction, which takes the write lock of the frame it unmaps), so a successful {@link #validate}
+ * proves that the bytes read belonged to page {@link #pageId()} at one moment. {@code pageId},
+ * {@code dirty} and {@code referenced} are volatile.
  */
 public final class Frame {
   final int index;
   final byte[] data;
-  final AtomicInteger pins = new AtomicInteger();
+  private final RefCount refs = new RefCount(1);
   final StampedLock latch = new StampedLock();
   volatile long pageId;
   volatile boolean dirty;
@@ -37,20 +42,40 @@ public final class Frame {
 
   /** Pins the frame unless it is being evicted. */
   boolean tryPin() {
-    while (true) {
-      int p = pins.get();
-      if (p < 0) {
-        return false;
-      }
-      if (pins.compareAndSet(p, p + 1)) {
-        return true;
-      }
-    }
+    return refs.tryAcquire();
   }
 
   void unpin() {
-    int p = pins.decrementAndGet();
-    assert p >= 0 : "unbalanced unpin of frame " + index;
+    boolean dead = refs.release();
+    assert !dead : "unbalanced unpin of frame " + index;
+  }
+
+  /** The pins held: 0 when unpinned, -1 while being evicted or free-listed. */
+  int pins() {
+    return refs.count() - 1;
+  }
+
+  /**
+   * Makes a frame the pool took (new, free-listed or evicted) usable and pinned once, for the
+   * caller. REQUIRES: no other thread can pin it (it is locked out or not yet shared).
+   */
+  void pinOnceForCaller() {
+    refs.set(2);
+  }
+
+  /** Locks an unpinned frame out for eviction (pins 0 to -1); false when it is pinned or locked. */
+  boolean tryLockOut() {
+    return refs.tryReleaseLast();
+  }
+
+  /** Gives a locked-out frame back, unpinned, when its eviction is abandoned. */
+  void unlockOut() {
+    refs.set(1);
+  }
+
+  /** Locks a frame out while it is free-listed. REQUIRES: the caller's pin is the only one. */
+  void markFree() {
+    refs.set(0);
   }
 
   /**

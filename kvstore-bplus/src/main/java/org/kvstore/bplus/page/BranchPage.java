@@ -1,17 +1,14 @@
 package org.kvstore.bplus.page;
 
-import static org.kvstore.bplus.page.PageFormat.i64;
-import static org.kvstore.bplus.page.PageFormat.putI64;
-import static org.kvstore.bplus.page.PageFormat.putVarint;
-import static org.kvstore.bplus.page.PageFormat.varint;
-import static org.kvstore.bplus.page.PageFormat.varintEnd;
-import static org.kvstore.bplus.page.PageFormat.varintSize;
 import static org.kvstore.bplus.page.SlottedPage.KEY_OVERFLOW;
 
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
+
 /**
- * Branch cells (docs/format/bplus.md section 3.3): {@code flags | keyLen varint | key (or prefix)
- * | [chainFirst u64, chainId u64] | child u64}. The child of cell {@code i} holds keys {@code >=
- * key[i]}; the page's link field holds the leftmost child (keys below {@code key[0]}).
+ * Encodes and decodes branch cells, laid out as docs/format/bplus.md section 3.3 says. The child
+ * of cell {@code i} holds keys {@code >= key[i]}; the page's link field holds the leftmost child
+ * (keys below {@code key[0]}).
  *
  * <p>Thread safety: stateless; callers hold the page's latch.
  */
@@ -20,15 +17,16 @@ public final class BranchPage {
 
   public static int cellSize(byte[] page, int off) {
     int flags = page[off];
-    int keyLen = varint(page, off + 1);
-    int p = varintEnd(page, off + 1);
+    int keyLen = Varints.getIntAt(page, off + 1, page.length);
+    int p = Varints.endOf(page, off + 1, page.length);
     int extra = (flags & KEY_OVERFLOW) != 0 ? 16 : 0;
     return p - off + SlottedPage.inlineKeyLength(flags, keyLen) + extra + 8;
   }
 
   /** Size of a separator cell for a key of {@code keyLen}. */
   public static int cellSizeFor(int keyLen, boolean keyOverflow) {
-    return 1 + varintSize(keyLen) + (keyOverflow ? SlottedPage.KEY_PREFIX_BYTES + 16 : keyLen) + 8;
+    int keyBytes = keyOverflow ? SlottedPage.KEY_PREFIX_BYTES + 16 : keyLen;
+    return 1 + Varints.sizeOf(keyLen) + keyBytes + 8;
   }
 
   /** Writes a separator cell; {@code chainFirst}/{@code chainId} are used with key overflow. */
@@ -36,24 +34,24 @@ public final class BranchPage {
       byte[] page, int off, byte[] key, boolean keyOverflow, long chainFirst, long chainId,
       long child) {
     page[off] = (byte) (keyOverflow ? KEY_OVERFLOW : 0);
-    int p = putVarint(page, off + 1, key.length);
+    int p = Varints.put(page, off + 1, key.length);
     int inlineKey = keyOverflow ? SlottedPage.KEY_PREFIX_BYTES : key.length;
     System.arraycopy(key, 0, page, p, inlineKey);
     p += inlineKey;
     if (keyOverflow) {
-      putI64(page, p, chainFirst);
-      putI64(page, p + 8, chainId);
+      FixedLE.putLong(page, p, chainFirst);
+      FixedLE.putLong(page, p + 8, chainId);
       p += 16;
     }
-    putI64(page, p, child);
+    FixedLE.putLong(page, p, child);
   }
 
   public static long child(byte[] page, int off) {
-    return i64(page, off + cellSize(page, off) - 8);
+    return FixedLE.getLong(page, off + cellSize(page, off) - 8);
   }
 
   public static void setChild(byte[] page, int off, long child) {
-    putI64(page, off + cellSize(page, off) - 8, child);
+    FixedLE.putLong(page, off + cellSize(page, off) - 8, child);
   }
 
   /** The child at position {@code pos}: 0 is the leftmost child, {@code i + 1} the child of cell i. */

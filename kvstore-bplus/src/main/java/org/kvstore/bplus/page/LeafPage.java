@@ -1,17 +1,13 @@
 package org.kvstore.bplus.page;
 
-import static org.kvstore.bplus.page.PageFormat.i64;
-import static org.kvstore.bplus.page.PageFormat.putI64;
-import static org.kvstore.bplus.page.PageFormat.putVarint;
-import static org.kvstore.bplus.page.PageFormat.varint;
-import static org.kvstore.bplus.page.PageFormat.varintEnd;
-import static org.kvstore.bplus.page.PageFormat.varintSize;
 import static org.kvstore.bplus.page.SlottedPage.KEY_OVERFLOW;
 import static org.kvstore.bplus.page.SlottedPage.VALUE_OVERFLOW;
 
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
+
 /**
- * Leaf cells (docs/format/bplus.md section 3.3): {@code flags | keyLen varint | valueLen varint |
- * key (or prefix) | value or (chainFirst u64, chainId u64)}.
+ * Encodes and decodes leaf cells, laid out as docs/format/bplus.md section 3.3 says.
  *
  * <p>Thread safety: stateless; callers hold the page's latch.
  */
@@ -20,30 +16,30 @@ public final class LeafPage {
 
   public static int cellSize(byte[] page, int off) {
     int flags = page[off];
-    int keyLen = varint(page, off + 1);
-    int p = varintEnd(page, off + 1);
-    int valueLen = varint(page, p);
-    p = varintEnd(page, p);
+    int keyLen = Varints.getIntAt(page, off + 1, page.length);
+    int p = Varints.endOf(page, off + 1, page.length);
+    int valueLen = Varints.getIntAt(page, p, page.length);
+    p = Varints.endOf(page, p, page.length);
     int tail = (flags & VALUE_OVERFLOW) != 0 ? 16 : valueLen;
     return p - off + SlottedPage.inlineKeyLength(flags, keyLen) + tail;
   }
 
   /** Size of an inline cell for these lengths. */
   public static int inlineCellSize(int keyLen, int valueLen) {
-    return 1 + varintSize(keyLen) + varintSize(valueLen) + keyLen + valueLen;
+    return 1 + Varints.sizeOf(keyLen) + Varints.sizeOf(valueLen) + keyLen + valueLen;
   }
 
   /** Size of a cell whose value (and, with {@code keyOverflow}, key) lives in a chain. */
   public static int overflowCellSize(int keyLen, int valueLen, boolean keyOverflow) {
     int inlineKey = keyOverflow ? SlottedPage.KEY_PREFIX_BYTES : keyLen;
-    return 1 + varintSize(keyLen) + varintSize(valueLen) + inlineKey + 16;
+    return 1 + Varints.sizeOf(keyLen) + Varints.sizeOf(valueLen) + inlineKey + 16;
   }
 
   /** Writes an inline cell at {@code off}. */
   public static void writeInlineCell(byte[] page, int off, byte[] key, byte[] value) {
     page[off] = 0;
-    int p = putVarint(page, off + 1, key.length);
-    p = putVarint(page, p, value.length);
+    int p = Varints.put(page, off + 1, key.length);
+    p = Varints.put(page, p, value.length);
     System.arraycopy(key, 0, page, p, key.length);
     System.arraycopy(value, 0, page, p + key.length, value.length);
   }
@@ -52,13 +48,13 @@ public final class LeafPage {
   public static void writeOverflowCell(
       byte[] page, int off, byte[] key, int valueLen, boolean keyOverflow, long first, long chainId) {
     page[off] = (byte) (VALUE_OVERFLOW | (keyOverflow ? KEY_OVERFLOW : 0));
-    int p = putVarint(page, off + 1, key.length);
-    p = putVarint(page, p, valueLen);
+    int p = Varints.put(page, off + 1, key.length);
+    p = Varints.put(page, p, valueLen);
     int inlineKey = keyOverflow ? SlottedPage.KEY_PREFIX_BYTES : key.length;
     System.arraycopy(key, 0, page, p, inlineKey);
     p += inlineKey;
-    putI64(page, p, first);
-    putI64(page, p + 8, chainId);
+    FixedLE.putLong(page, p, first);
+    FixedLE.putLong(page, p + 8, chainId);
   }
 
   public static int flags(byte[] page, int off) {
@@ -74,7 +70,7 @@ public final class LeafPage {
   }
 
   public static int valueLength(byte[] page, int off) {
-    return varint(page, varintEnd(page, off + 1));
+    return Varints.getIntAt(page, Varints.endOf(page, off + 1, page.length), page.length);
   }
 
   /** Offset of the inline value, or of the chain reference for overflow cells. */
@@ -99,10 +95,10 @@ public final class LeafPage {
   }
 
   public static long chainFirst(byte[] page, int off) {
-    return i64(page, valueOffset(page, off));
+    return FixedLE.getLong(page, valueOffset(page, off));
   }
 
   public static long chainId(byte[] page, int off) {
-    return i64(page, valueOffset(page, off) + 8);
+    return FixedLE.getLong(page, valueOffset(page, off) + 8);
   }
 }

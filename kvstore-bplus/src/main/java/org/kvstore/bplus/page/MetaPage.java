@@ -1,14 +1,10 @@
 package org.kvstore.bplus.page;
 
-import static org.kvstore.bplus.page.PageFormat.i32;
-import static org.kvstore.bplus.page.PageFormat.i64;
-import static org.kvstore.bplus.page.PageFormat.putI32;
-import static org.kvstore.bplus.page.PageFormat.putI64;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.kvstore.CorruptionException;
+import org.kvstore.codec.FixedLE;
 
 /**
  * One meta page (slot 0 or 1; docs/format/bplus.md section 3.1): the root of one checkpoint.
@@ -37,15 +33,15 @@ public record MetaPage(
   public void encodeTo(byte[] page) {
     PageFormat.initHeader(page, PageType.META, slot());
     System.arraycopy(MAGIC, 0, page, 16, 8);
-    putI32(page, 24, pageSize);
-    putI64(page, 32, checkpointSeq);
-    putI64(page, 40, checkpointLsn);
-    putI64(page, 48, rootPageId);
-    putI32(page, 56, treeHeight);
-    putI64(page, 64, entryCount);
-    putI64(page, 72, logicalPages);
-    putI64(page, 80, pageTableHead);
-    putI64(page, 88, nextChainId);
+    FixedLE.putInt(page, 24, pageSize);
+    FixedLE.putLong(page, 32, checkpointSeq);
+    FixedLE.putLong(page, 40, checkpointLsn);
+    FixedLE.putLong(page, 48, rootPageId);
+    FixedLE.putInt(page, 56, treeHeight);
+    FixedLE.putLong(page, 64, entryCount);
+    FixedLE.putLong(page, 72, logicalPages);
+    FixedLE.putLong(page, 80, pageTableHead);
+    FixedLE.putLong(page, 88, nextChainId);
     PageFormat.seal(page);
   }
 
@@ -59,14 +55,15 @@ public record MetaPage(
     if (!Arrays.equals(page, 16, 24, MAGIC, 0, 8)) {
       throw new CorruptionException(file, slot * page.length, "meta page " + slot + ": bad magic");
     }
-    int pageSize = i32(page, 24);
+    int pageSize = FixedLE.getInt(page, 24);
     if (pageSize != page.length) {
       throw new CorruptionException(
           file, slot * page.length,
           "meta page " + slot + ": page size " + pageSize + ", opened with " + page.length);
     }
     return new MetaPage(
-        pageSize, i64(page, 32), i64(page, 40), i64(page, 48), i32(page, 56), i64(page, 64),
-        i64(page, 72), i64(page, 80), i64(page, 88));
+        pageSize, FixedLE.getLong(page, 32), FixedLE.getLong(page, 40), FixedLE.getLong(page, 48),
+        FixedLE.getInt(page, 56), FixedLE.getLong(page, 64), FixedLE.getLong(page, 72),
+        FixedLE.getLong(page, 80), FixedLE.getLong(page, 88));
   }
 }

@@ -1,14 +1,11 @@
 package org.kvstore.bplus.page;
 
 import static org.kvstore.bplus.page.PageFormat.PAGE_HEADER_BYTES;
-import static org.kvstore.bplus.page.PageFormat.i32;
-import static org.kvstore.bplus.page.PageFormat.i64;
-import static org.kvstore.bplus.page.PageFormat.putI32;
-import static org.kvstore.bplus.page.PageFormat.putI64;
+
+import org.kvstore.codec.FixedLE;
 
 /**
- * An overflow page (docs/format/bplus.md section 3.4): {@code chainId u64 | next u64 | length u32
- * | reserved u32 | payload}.
+ * An overflow page, laid out as docs/format/bplus.md section 3.4 says.
  *
  * <p>Thread safety: stateless; callers hold the page's latch.
  */
@@ -27,25 +24,25 @@ public final class OverflowPage {
   public static void init(
       byte[] page, long pageId, long chainId, long next, byte[] src, int from, int len) {
     PageFormat.initHeader(page, PageType.OVERFLOW, pageId);
-    putI64(page, CHAIN_ID_OFFSET, chainId);
-    putI64(page, NEXT_OFFSET, next);
-    putI32(page, LENGTH_OFFSET, len);
+    FixedLE.putLong(page, CHAIN_ID_OFFSET, chainId);
+    FixedLE.putLong(page, NEXT_OFFSET, next);
+    FixedLE.putInt(page, LENGTH_OFFSET, len);
     System.arraycopy(src, from, page, PAGE_HEADER_BYTES, len);
   }
 
   public static long chainId(byte[] page) {
-    return i64(page, CHAIN_ID_OFFSET);
+    return FixedLE.getLong(page, CHAIN_ID_OFFSET);
   }
 
   public static long next(byte[] page) {
-    return i64(page, NEXT_OFFSET);
+    return FixedLE.getLong(page, NEXT_OFFSET);
   }
 
   public static void setNext(byte[] page, long next) {
-    putI64(page, NEXT_OFFSET, next);
+    FixedLE.putLong(page, NEXT_OFFSET, next);
   }
 
   public static int length(byte[] page) {
-    return i32(page, LENGTH_OFFSET);
+    return FixedLE.getInt(page, LENGTH_OFFSET);
   }
 }

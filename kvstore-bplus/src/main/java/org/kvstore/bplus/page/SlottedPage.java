@@ -1,14 +1,10 @@
 package org.kvstore.bplus.page;
 
 import static org.kvstore.bplus.page.PageFormat.PAGE_HEADER_BYTES;
-import static org.kvstore.bplus.page.PageFormat.i32;
-import static org.kvstore.bplus.page.PageFormat.i64;
-import static org.kvstore.bplus.page.PageFormat.putI32;
-import static org.kvstore.bplus.page.PageFormat.putI64;
-import static org.kvstore.bplus.page.PageFormat.putU16;
-import static org.kvstore.bplus.page.PageFormat.u16;
 
 import java.util.Arrays;
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
 
 /**
  * The slotted layout shared by leaf and branch pages (docs/format/bplus.md section 3.3): a sorted
@@ -52,39 +48,39 @@ public final class SlottedPage {
   /** Clears {@code page} into an empty slotted page. */
   public static void init(byte[] page, PageType type, int level, long pageId, long link) {
     PageFormat.initHeader(page, type, pageId);
-    putU16(page, LEVEL_OFFSET, level);
-    putI32(page, CONTENT_START_OFFSET, page.length);
-    putI64(page, LINK_OFFSET, link);
+    FixedLE.putU16(page, LEVEL_OFFSET, level);
+    FixedLE.putInt(page, CONTENT_START_OFFSET, page.length);
+    FixedLE.putLong(page, LINK_OFFSET, link);
   }
 
   /** Height above the leaves: 0 for a leaf, 1 for a branch over leaves, ... */
   public static int level(byte[] page) {
-    return u16(page, LEVEL_OFFSET);
+    return FixedLE.getU16(page, LEVEL_OFFSET);
   }
 
   public static int count(byte[] page) {
-    return u16(page, COUNT_OFFSET);
+    return FixedLE.getU16(page, COUNT_OFFSET);
   }
 
   /** LEAF: the right sibling; BRANCH: the leftmost child. */
   public static long link(byte[] page) {
-    return i64(page, LINK_OFFSET);
+    return FixedLE.getLong(page, LINK_OFFSET);
   }
 
   public static void setLink(byte[] page, long link) {
-    putI64(page, LINK_OFFSET, link);
+    FixedLE.putLong(page, LINK_OFFSET, link);
   }
 
   public static int cellOffset(byte[] page, int index) {
-    return u16(page, SLOTS_OFFSET + 2 * index);
+    return FixedLE.getU16(page, SLOTS_OFFSET + 2 * index);
   }
 
   static int contentStart(byte[] page) {
-    return i32(page, CONTENT_START_OFFSET);
+    return FixedLE.getInt(page, CONTENT_START_OFFSET);
   }
 
   static int garbage(byte[] page) {
-    return i32(page, GARBAGE_OFFSET);
+    return FixedLE.getInt(page, GARBAGE_OFFSET);
   }
 
   /** Bytes free between the slot array and the cells. */
@@ -123,9 +119,9 @@ public final class SlottedPage {
     assert off >= SLOTS_OFFSET + 2 * (n + 1);
     int slot = SLOTS_OFFSET + 2 * index;
     System.arraycopy(page, slot, page, slot + 2, 2 * (n - index));
-    putU16(page, slot, off);
-    putU16(page, COUNT_OFFSET, n + 1);
-    putI32(page, CONTENT_START_OFFSET, off);
+    FixedLE.putU16(page, slot, off);
+    FixedLE.putU16(page, COUNT_OFFSET, n + 1);
+    FixedLE.putInt(page, CONTENT_START_OFFSET, off);
     return off;
   }
 
@@ -142,12 +138,12 @@ public final class SlottedPage {
     int size = cellSize(page, off);
     int slot = SLOTS_OFFSET + 2 * index;
     System.arraycopy(page, slot + 2, page, slot, 2 * (n - index - 1));
-    putU16(page, SLOTS_OFFSET + 2 * (n - 1), 0);
-    putU16(page, COUNT_OFFSET, n - 1);
+    FixedLE.putU16(page, SLOTS_OFFSET + 2 * (n - 1), 0);
+    FixedLE.putU16(page, COUNT_OFFSET, n - 1);
     if (off == contentStart(page)) {
-      putI32(page, CONTENT_START_OFFSET, off + size);
+      FixedLE.putInt(page, CONTENT_START_OFFSET, off + size);
     } else {
-      putI32(page, GARBAGE_OFFSET, garbage(page) + size);
+      FixedLE.putInt(page, GARBAGE_OFFSET, garbage(page) + size);
     }
   }
 
@@ -161,23 +157,23 @@ public final class SlottedPage {
       int size = cellSize(copy, off);
       end -= size;
       System.arraycopy(copy, off, page, end, size);
-      putU16(page, SLOTS_OFFSET + 2 * i, end);
+      FixedLE.putU16(page, SLOTS_OFFSET + 2 * i, end);
     }
     Arrays.fill(page, SLOTS_OFFSET + 2 * n, end, (byte) 0);
-    putI32(page, CONTENT_START_OFFSET, end);
-    putI32(page, GARBAGE_OFFSET, 0);
+    FixedLE.putInt(page, CONTENT_START_OFFSET, end);
+    FixedLE.putInt(page, GARBAGE_OFFSET, 0);
   }
 
   /** Offset of the key bytes of the cell at {@code off} (after flags and length varints). */
   public static int keyOffset(byte[] page, int off, boolean leaf) {
-    int p = PageFormat.varintEnd(page, off + 1);
-    return leaf ? PageFormat.varintEnd(page, p) : p;
+    int p = Varints.endOf(page, off + 1, page.length);
+    return leaf ? Varints.endOf(page, p, page.length) : p;
   }
 
   /** The full key length of the cell at {@code off}. */
   public static int keyLength(byte[] page, int off) {
     int b = page[off + 1];
-    return b >= 0 ? b : PageFormat.varint(page, off + 1);
+    return b >= 0 ? b : Varints.getIntAt(page, off + 1, page.length);
   }
 
   /** Bytes of the key stored inline for a key of {@code keyLen} with {@code flags}. */

@@ -15,6 +15,7 @@ import org.kvstore.bplus.page.LeafPage;
 import org.kvstore.bplus.page.PageFormat;
 import org.kvstore.bplus.page.PageType;
 import org.kvstore.bplus.page.SlottedPage;
+import org.kvstore.codec.FixedLE;
 
 /**
  * A B+tree of slotted pages in a {@link BufferPool}: point reads, inserts, updates, lazy
@@ -344,7 +345,7 @@ public final class BPlusTree {
       return Arrays.copyOfRange(d, ko, ko + keyLen);
     }
     int ref = ko + SlottedPage.KEY_PREFIX_BYTES;
-    return chains.read(PageFormat.i64(d, ref), PageFormat.i64(d, ref + 8), 0, keyLen, false);
+    return chains.read(FixedLE.getLong(d, ref), FixedLE.getLong(d, ref + 8), 0, keyLen, false);
   }
 
   /** Binary search: the index of {@code key}, or {@code -(insertion point) - 1}. */
@@ -638,7 +639,7 @@ public final class BPlusTree {
       left = cells.subList(0, k);
       right = cells.subList(k + 1, n);
       byte[] mid = cells.get(k);
-      rightLink = PageFormat.i64(mid, mid.length - 8);
+      rightLink = FixedLE.getLong(mid, mid.length - 8);
       up = mid.clone();
     }
     long rightId = file.allocatePage();
@@ -652,7 +653,7 @@ public final class BPlusTree {
         l.markDirty();
         r.markDirty();
       }
-      PageFormat.putI64(up, up.length - 8, rightId);
+      FixedLE.putLong(up, up.length - 8, rightId);
       SlottedPage.init(d, PageType.BRANCH, nodeLevel + 1, ROOT_ID, leftId);
       SlottedPage.insertCell(d, 0, up, 0, up.length);
       p.markDirty();
@@ -665,7 +666,7 @@ public final class BPlusTree {
     long keepLink = leaf ? rightId : SlottedPage.link(d);
     fill(d, leaf, nodeLevel, p.pageId(), keepLink, new ArrayList<>(left));
     p.markDirty();
-    PageFormat.putI64(up, up.length - 8, rightId);
+    FixedLE.putLong(up, up.length - 8, rightId);
     insertAt(path, positions, level - 1, positions[level], up);
   }
 

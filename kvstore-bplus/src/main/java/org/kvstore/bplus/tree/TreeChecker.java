@@ -12,6 +12,7 @@ import org.kvstore.bplus.page.LeafPage;
 import org.kvstore.bplus.page.PageFormat;
 import org.kvstore.bplus.page.PageType;
 import org.kvstore.bplus.page.SlottedPage;
+import org.kvstore.codec.FixedLE;
 
 /**
  * The invariant check behind {@link BPlusTree#checkInvariants()}: a full walk of the tree.
@@ -100,8 +101,8 @@ final class TreeChecker {
               + (long) LeafPage.valueLength(d, off);
         } else {
           int ref = BranchPage.chainRefOffset(d, off);
-          first = PageFormat.i64(d, ref);
-          chainId = PageFormat.i64(d, ref + 8);
+          first = FixedLE.getLong(d, ref);
+          chainId = FixedLE.getLong(d, ref + 8);
           bytes = keys[i].length;
         }
         visitChain(first, chainId, bytes);

@@ -102,15 +102,4 @@ class PageFormatTest {
     assertThatThrownBy(() -> MetaPage.decodeFrom(page, Paths.get("f"), 1))
         .isInstanceOf(CorruptionException.class);
   }
-
-  @Test
-  void varint_roundTripsBoundaries() {
-    byte[] b = new byte[8];
-    for (int v : new int[] {0, 1, 127, 128, 16383, 16384, 1 << 21, Integer.MAX_VALUE}) {
-      int end = PageFormat.putVarint(b, 0, v);
-      assertThat(end).isEqualTo(PageFormat.varintSize(v));
-      assertThat(PageFormat.varint(b, 0)).isEqualTo(v);
-      assertThat(PageFormat.varintEnd(b, 0)).isEqualTo(end);
-    }
-  }
 }

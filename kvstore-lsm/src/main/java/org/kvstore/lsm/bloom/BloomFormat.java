@@ -1,6 +1,7 @@
 package org.kvstore.lsm.bloom;
 
-import org.kvstore.lsm.sstable.VarInts;
+import org.kvstore.codec.FixedLE;
+
 /**
  * Constants and the key hash of the bloom filter block, documented byte by byte in
  * docs/format/bloom.md. A change to these bytes updates that doc, the golden file
@@ -24,15 +25,12 @@ public final class BloomFormat {
 
   private BloomFormat() {}
 
-  /**
-   * The 64-bit hash of a user key (docs/format/bloom.md, "Hash"): little-endian 8-byte words, then
-   * the remaining bytes one by one, then a final avalanche.
-   */
+  /** The 64-bit hash of a user key that docs/format/bloom.md ("Hash") defines. */
   public static long hash(byte[] key) {
     long h = P3 ^ (key.length * P1);
     int i = 0;
     for (; i + 8 <= key.length; i += 8) {
-      long k = VarInts.getLongLE(key, i);
+      long k = FixedLE.getLong(key, i);
       k *= P2;
       k = Long.rotateLeft(k, 31);
       k *= P1;

@@ -1,7 +1,7 @@
 package org.kvstore.lsm.key;
 
 import java.util.Arrays;
-import org.kvstore.lsm.sstable.VarInts;
+import org.kvstore.codec.FixedLE;
 
 /**
  * A user key tagged with the sequence number of the write and its kind. Internal keys order by user
@@ -50,7 +50,7 @@ public record InternalKey(byte[] userKey, long seqNum, ValueKind kind) implement
 
   /** Reads the little-endian trailer at {@code off}. */
   public static long getTrailer(byte[] src, int off) {
-    return VarInts.getLongLE(src, off);
+    return FixedLE.getLong(src, off);
   }
 
   @Override

@@ -11,10 +11,10 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
+import org.kvstore.codec.FixedBE;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.ValueKind;
-import org.kvstore.lsm.sstable.VarInts;
 
 /**
  * The in-memory write buffer. Writers add entries with unique sequence numbers; readers see, for
@@ -393,8 +393,8 @@ public final class MemTable {
     UserKey(byte[] userKey) {
       this.userKey = userKey;
       this.length = userKey.length;
-      this.prefix0 = VarInts.getLongBEPadded(userKey, 0, length);
-      this.prefix1 = VarInts.getLongBEPadded(userKey, 8, length);
+      this.prefix0 = FixedBE.getLongPadded(userKey, 0, length);
+      this.prefix1 = FixedBE.getLongPadded(userKey, 8, length);
       this.hash = Arrays.hashCode(userKey);
     }
 

@@ -1,6 +1,8 @@
 package org.kvstore.lsm.sstable;
 
 import java.util.Arrays;
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.InternalKeyComparator;
 
@@ -37,7 +39,7 @@ public final class Block {
       throw new IllegalArgumentException("block of " + length + " bytes is too short");
     }
     this.data = data;
-    this.numRestarts = VarInts.getIntLE(data, length - 4);
+    this.numRestarts = FixedLE.getInt(data, length - 4);
     long ro = (long) length - 4 - 4L * numRestarts;
     if (numRestarts < 1 || ro < 0) {
       throw new IllegalArgumentException("bad restart count " + numRestarts);
@@ -55,7 +57,7 @@ public final class Block {
   }
 
   private int restartPoint(int i) {
-    return VarInts.getIntLE(data, restartsOffset + 4 * i);
+    return FixedLE.getInt(data, restartsOffset + 4 * i);
   }
 
   /**
@@ -91,9 +93,9 @@ public final class Block {
         int mid = (lo + hi + 1) >>> 1;
         int p = restartPoint(mid);
         pos[0] = p;
-        int shared = VarInts.getInt(data, pos, restartsOffset);
-        int unshared = VarInts.getInt(data, pos, restartsOffset);
-        VarInts.getInt(data, pos, restartsOffset);
+        int shared = Varints.getInt(data, pos, restartsOffset);
+        int unshared = Varints.getInt(data, pos, restartsOffset);
+        Varints.getInt(data, pos, restartsOffset);
         if (shared != 0 || pos[0] + unshared > restartsOffset) {
           throw new IllegalArgumentException("bad restart entry at " + p);
         }
@@ -122,9 +124,9 @@ public final class Block {
         return;
       }
       pos[0] = next;
-      int shared = VarInts.getInt(data, pos, restartsOffset);
-      int unshared = VarInts.getInt(data, pos, restartsOffset);
-      int vlen = VarInts.getInt(data, pos, restartsOffset);
+      int shared = Varints.getInt(data, pos, restartsOffset);
+      int unshared = Varints.getInt(data, pos, restartsOffset);
+      int vlen = Varints.getInt(data, pos, restartsOffset);
       int p = pos[0];
       if (shared > keyLen || (long) p + unshared + vlen > restartsOffset) {
         throw new IllegalArgumentException("bad block entry at " + next);

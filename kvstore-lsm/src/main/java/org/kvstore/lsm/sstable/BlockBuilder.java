@@ -1,6 +1,8 @@
 package org.kvstore.lsm.sstable;
 
 import java.util.Arrays;
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
 
 /**
  * Builds the uncompressed contents of one block: prefix-compressed entries with a full key every
@@ -36,9 +38,9 @@ public final class BlockBuilder {
     }
     int unshared = keyLen - shared;
     ensure(15 + unshared + valueLen);
-    size = VarInts.put(buf, size, shared);
-    size = VarInts.put(buf, size, unshared);
-    size = VarInts.put(buf, size, valueLen);
+    size = Varints.put(buf, size, shared);
+    size = Varints.put(buf, size, unshared);
+    size = Varints.put(buf, size, valueLen);
     System.arraycopy(key, shared, buf, size, unshared);
     size += unshared;
     System.arraycopy(value, valueOff, buf, size, valueLen);
@@ -79,10 +81,10 @@ public final class BlockBuilder {
     }
     ensure(4 * numRestarts + 4);
     for (int i = 0; i < numRestarts; i++) {
-      VarInts.putIntLE(buf, size, restarts[i]);
+      FixedLE.putInt(buf, size, restarts[i]);
       size += 4;
     }
-    VarInts.putIntLE(buf, size, numRestarts);
+    FixedLE.putInt(buf, size, numRestarts);
     size += 4;
     return buf;
   }

@@ -3,6 +3,7 @@ package org.kvstore.lsm.sstable;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
+import org.kvstore.codec.FixedLE;
 
 /**
  * Block compression of the {@code compression} property. LZ4 goes through lz4-java; a block whose
@@ -24,7 +25,7 @@ public enum BlockCompression {
    */
   static byte[] compressLz4(byte[] raw, int len) {
     byte[] out = new byte[4 + COMPRESSOR.maxCompressedLength(len)];
-    VarInts.putIntLE(out, 0, len);
+    FixedLE.putInt(out, 0, len);
     int n = COMPRESSOR.compress(raw, 0, len, out, 4, out.length - 4);
     if (4 + n > len - len / 8) {
       return null;
@@ -41,7 +42,7 @@ public enum BlockCompression {
     if (len < 4) {
       throw new IllegalArgumentException("LZ4 block shorter than its length prefix");
     }
-    int rawLen = VarInts.getIntLE(stored, 0);
+    int rawLen = FixedLE.getInt(stored, 0);
     if (rawLen < 0 || rawLen > (1 << 30)) {
       throw new IllegalArgumentException("bad LZ4 uncompressed length " + rawLen);
     }

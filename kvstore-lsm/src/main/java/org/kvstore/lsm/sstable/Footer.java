@@ -1,8 +1,9 @@
 package org.kvstore.lsm.sstable;
 
 import java.nio.file.Path;
-import java.util.zip.CRC32C;
 import org.kvstore.CorruptionException;
+import org.kvstore.codec.Crc32c;
+import org.kvstore.codec.FixedLE;
 
 /**
  * The fixed 48-byte tail of an SSTable (docs/format/sstable.md, "Footer").
@@ -13,16 +14,14 @@ public record Footer(BlockHandle filter, BlockHandle index, long entryCount) {
 
   public byte[] encode() {
     byte[] b = new byte[SstableFormat.FOOTER_BYTES];
-    VarInts.putLongLE(b, 0, filter.offset());
-    VarInts.putIntLE(b, 8, filter.size());
-    VarInts.putLongLE(b, 12, index.offset());
-    VarInts.putIntLE(b, 20, index.size());
-    VarInts.putLongLE(b, 24, entryCount);
-    VarInts.putIntLE(b, 32, SstableFormat.FORMAT_VERSION);
-    CRC32C crc = new CRC32C();
-    crc.update(b, 0, 36);
-    VarInts.putIntLE(b, 36, (int) crc.getValue());
-    VarInts.putLongLE(b, 40, SstableFormat.MAGIC);
+    FixedLE.putLong(b, 0, filter.offset());
+    FixedLE.putInt(b, 8, filter.size());
+    FixedLE.putLong(b, 12, index.offset());
+    FixedLE.putInt(b, 20, index.size());
+    FixedLE.putLong(b, 24, entryCount);
+    FixedLE.putInt(b, 32, SstableFormat.FORMAT_VERSION);
+    FixedLE.putInt(b, 36, Crc32c.of(b, 0, 36));
+    FixedLE.putLong(b, 40, SstableFormat.MAGIC);
     return b;
   }
 
@@ -33,21 +32,19 @@ public record Footer(BlockHandle filter, BlockHandle index, long entryCount) {
    */
   public static Footer decode(byte[] b, Path path, long fileSize) {
     long at = fileSize - SstableFormat.FOOTER_BYTES;
-    if (VarInts.getLongLE(b, 40) != SstableFormat.MAGIC) {
+    if (FixedLE.getLong(b, 40) != SstableFormat.MAGIC) {
       throw new CorruptionException(path, at + 40, "bad SSTable magic (not an SSTable or truncated)");
     }
-    CRC32C crc = new CRC32C();
-    crc.update(b, 0, 36);
-    if (VarInts.getIntLE(b, 36) != (int) crc.getValue()) {
+    if (FixedLE.getInt(b, 36) != Crc32c.of(b, 0, 36)) {
       throw new CorruptionException(path, at, "SSTable footer checksum mismatch");
     }
-    int version = VarInts.getIntLE(b, 32);
+    int version = FixedLE.getInt(b, 32);
     if (version != SstableFormat.FORMAT_VERSION) {
       throw new CorruptionException(path, at + 32, "unknown SSTable format version " + version);
     }
-    BlockHandle filter = new BlockHandle(VarInts.getLongLE(b, 0), VarInts.getIntLE(b, 8));
-    BlockHandle index = new BlockHandle(VarInts.getLongLE(b, 12), VarInts.getIntLE(b, 20));
-    long entries = VarInts.getLongLE(b, 24);
+    BlockHandle filter = new BlockHandle(FixedLE.getLong(b, 0), FixedLE.getInt(b, 8));
+    BlockHandle index = new BlockHandle(FixedLE.getLong(b, 12), FixedLE.getInt(b, 20));
+    long entries = FixedLE.getLong(b, 24);
     for (BlockHandle h : new BlockHandle[] {filter, index}) {
       if (h.offset() < 0 || h.size() < 0
           || h.offset() + h.size() + SstableFormat.BLOCK_TRAILER_BYTES > at) {

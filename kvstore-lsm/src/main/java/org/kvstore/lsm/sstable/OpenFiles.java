@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
+import org.kvstore.spi.RefCount;
 
 /**
  * The cap on open SSTables ({@code max.open.files}): at most that many file handles are kept open
@@ -45,7 +46,7 @@ public final class OpenFiles implements AutoCloseable {
   public static final class Handle {
     final long fileNum;
     public final StorageFile file;
-    private final java.util.concurrent.atomic.AtomicInteger refs = new java.util.concurrent.atomic.AtomicInteger(1);
+    private final RefCount refs = new RefCount(1);
     private volatile long lastUse;
 
     Handle(long fileNum, StorageFile file) {
@@ -54,19 +55,11 @@ public final class OpenFiles implements AutoCloseable {
     }
 
     boolean tryRef() {
-      for (;;) {
-        int n = refs.get();
-        if (n <= 0) {
-          return false;
-        }
-        if (refs.compareAndSet(n, n + 1)) {
-          return true;
-        }
-      }
+      return refs.tryAcquire();
     }
 
     void unref() {
-      if (refs.decrementAndGet() == 0) {
+      if (refs.release()) {
         closeQuietly(this);
       }
     }
@@ -100,7 +93,7 @@ public final class OpenFiles implements AutoCloseable {
     h = new Handle(fileNum, fs.open(path(fileNum), FileSystem.OpenMode.READ));
     epoch++;
     h.lastUse = epoch;
-    h.refs.incrementAndGet(); // the caller's reference
+    h.refs.acquire(); // the caller's reference
     handles.put(fileNum, h);
     trimLocked(h);
     return h;

@@ -1,18 +1,11 @@
 package org.kvstore.lsm.sstable;
 
-import java.util.zip.CRC32C;
+import org.kvstore.codec.Crc32c;
 
 /**
- * Constants of the SSTable file format, documented byte by byte in docs/format/sstable.md. A change
- * to the bytes updates that doc, the golden file {@code golden/sstable-v1.bin} and
- * {@link #FORMAT_VERSION} in the same change.
- *
- * <pre>
- *   file   := dataBlock* filterBlock indexBlock footer
- *   block  := contents trailer                      trailer = compression u8, crc32c u32 LE
- *   footer := filterOffset u64, filterSize u32, indexOffset u64, indexSize u32,
- *             entryCount u64, formatVersion u32, footerCrc u32, magic u64      (48 bytes, LE)
- * </pre>
+ * Constants of the SSTable file format; the format (grammar, checks, example) is
+ * docs/format/sstable.md. A change to the bytes updates that doc, the golden file {@code
+ * golden/sstable-v1.bin} and {@link #FORMAT_VERSION} in the same change.
  *
  * <p>Thread safety: stateless.
  */
@@ -21,6 +14,7 @@ public final class SstableFormat {
   public static final long MAGIC = 0x314C42545353564BL;
   /** Format versions, a one-way ratchet: 1 = this layout. Readers reject any other value. */
   public static final int FORMAT_VERSION = 1;
+  /** The fixed tail of every SSTable: handles, entry count, version, footer CRC, magic. */
   public static final int FOOTER_BYTES = 48;
   /** Compression byte plus CRC32C after every block's stored contents. */
   public static final int BLOCK_TRAILER_BYTES = 5;
@@ -56,9 +50,6 @@ public final class SstableFormat {
 
   /** CRC32C over {@code data[off, off+len)} followed by the compression byte. */
   public static int blockCrc(byte[] data, int off, int len, int compression) {
-    CRC32C crc = new CRC32C();
-    crc.update(data, off, len);
-    crc.update(compression);
-    return (int) crc.getValue();
+    return Crc32c.of(data, off, len, (byte) compression);
   }
 }

@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.kvstore.CorruptionException;
+import org.kvstore.codec.FixedBE;
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
 import org.kvstore.lsm.bloom.BloomFilter;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
@@ -60,7 +63,7 @@ public final class SstableReader {
     this.indexInline = new long[indexKeys.length];
     for (int i = 0; i < indexKeys.length; i++) {
       byte[] k = indexKeys[i];
-      indexInline[i] = VarInts.getLongBEPadded(k, indexCommonPrefix, k.length - InternalKey.TRAILER_BYTES);
+      indexInline[i] = FixedBE.getLongPadded(k, indexCommonPrefix, k.length - InternalKey.TRAILER_BYTES);
     }
     this.blockOffsets = blockOffsets;
     this.blockSizes = blockSizes;
@@ -100,8 +103,8 @@ public final class SstableReader {
           keys.add(java.util.Arrays.copyOf(it.keyBuffer(), it.keyLength()));
           pos[0] = it.valueOffset();
           int limit = it.valueOffset() + it.valueLength();
-          long off = VarInts.get(it.data(), pos, limit);
-          long sz = VarInts.get(it.data(), pos, limit);
+          long off = Varints.get(it.data(), pos, limit);
+          long sz = Varints.get(it.data(), pos, limit);
           if (off < 0 || sz < 0 || off + sz + SstableFormat.BLOCK_TRAILER_BYTES > footer.filter().offset()) {
             throw new IllegalArgumentException("data block handle " + off + "+" + sz + " outside the data area");
           }
@@ -205,7 +208,7 @@ public final class SstableReader {
     if (c != 0) {
       return c < 0 ? 0 : n; // below every index key, or above every one
     }
-    long t = VarInts.getLongBEPadded(target, cp, targetUserLen);
+    long t = FixedBE.getLongPadded(target, cp, targetUserLen);
     int lo = 0;
     int hi = n;
     while (lo < hi) {
@@ -354,7 +357,7 @@ public final class SstableReader {
   /** Checks the CRC of stored contents at {@code buf[off, off+size+5)}. */
   private static void verifyStored(Path path, long fileOffset, byte[] buf, int off, int size) {
     int type = buf[off + size] & 0xFF;
-    int expected = VarInts.getIntLE(buf, off + size + 1);
+    int expected = FixedLE.getInt(buf, off + size + 1);
     int actual = SstableFormat.blockCrc(buf, off, size, type);
     if (expected != actual) {
       throw new CorruptionException(

@@ -2,6 +2,8 @@ package org.kvstore.lsm.sstable;
 
 import java.io.IOException;
 import java.util.Arrays;
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
 import org.kvstore.io.StorageFile;
 import org.kvstore.lsm.bloom.BloomFilterBuilder;
 import org.kvstore.lsm.bloom.BloomFormat;
@@ -128,8 +130,8 @@ public final class SstableWriter implements AutoCloseable {
     }
     data.reset();
     byte[] handle = new byte[20];
-    int n = VarInts.put(handle, 0, h.offset());
-    n = VarInts.put(handle, n, h.size());
+    int n = Varints.put(handle, 0, h.offset());
+    n = Varints.put(handle, n, h.size());
     index.add(last, last.length, handle, 0, n);
   }
 
@@ -149,7 +151,7 @@ public final class SstableWriter implements AutoCloseable {
     append(stored, storedLen);
     byte[] trailer = new byte[SstableFormat.BLOCK_TRAILER_BYTES];
     trailer[0] = (byte) type;
-    VarInts.putIntLE(trailer, 1, SstableFormat.blockCrc(stored, 0, storedLen, type));
+    FixedLE.putInt(trailer, 1, SstableFormat.blockCrc(stored, 0, storedLen, type));
     append(trailer, trailer.length);
     return new BlockHandle(offset, storedLen);
   }

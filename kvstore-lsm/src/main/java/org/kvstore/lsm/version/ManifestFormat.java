@@ -2,21 +2,14 @@ package org.kvstore.lsm.version;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32C;
-import org.kvstore.lsm.sstable.VarInts;
+import org.kvstore.codec.Crc32c;
+import org.kvstore.codec.FixedLE;
+import org.kvstore.codec.Varints;
 
 /**
- * Encoding of the manifest and the CURRENT pointer, documented byte by byte in
- * docs/format/manifest.md. A change updates that doc, the golden file
- * {@code golden/manifest-v1.bin} and {@link #VERSION} together.
- *
- * <pre>
- *   manifest := header record*
- *   header   := magic u64 LE ("KVSMANI1"), version u32 LE, crc32c(magic, version) u32 LE
- *   record   := length u32 LE, crc32c(payload) u32 LE, payload[length]
- *   payload  := field*          field := tag varint, tag-specific data (see the doc)
- *   CURRENT  := "KVSCURRENT 1 " manifestName " " crc32c-hex8 "\n"
- * </pre>
+ * Encoding of the manifest and the CURRENT pointer; the format (layout, field tags, recovery
+ * rules, example) is docs/format/manifest.md. A change updates that doc, the golden file {@code
+ * golden/manifest-v1.bin} and {@link #VERSION} together.
  *
  * <p>Thread safety: stateless.
  */
@@ -25,13 +18,16 @@ public final class ManifestFormat {
   public static final long MAGIC = 0x31494E414D53564BL;
   /** Version ratchet: 1 = this layout. Readers reject other values. */
   public static final int VERSION = 1;
+  /** The file header: magic u64, version u32, header CRC u32. */
   public static final int HEADER_BYTES = 16;
+  /** Before each record's payload: length u32, payload CRC u32. */
   public static final int RECORD_HEADER_BYTES = 8;
   /** The largest payload a reader accepts; longer lengths are corruption. */
   public static final int MAX_RECORD_BYTES = 64 << 20;
   public static final String CURRENT = "CURRENT";
   public static final String CURRENT_TEMP = "CURRENT.tmp";
   public static final String MANIFEST_PREFIX = "MANIFEST-";
+  /** CURRENT's text up to the manifest name; {@code 1} is the CURRENT format version. */
   static final String CURRENT_TAG = "KVSCURRENT 1 ";
 
   /** Field tags of a record payload. DO NOT RENUMBER. */
@@ -49,24 +45,23 @@ public final class ManifestFormat {
 
   public static byte[] header() {
     byte[] h = new byte[HEADER_BYTES];
-    VarInts.putLongLE(h, 0, MAGIC);
-    VarInts.putIntLE(h, 8, VERSION);
-    VarInts.putIntLE(h, 12, crc(h, 0, 12));
+    FixedLE.putLong(h, 0, MAGIC);
+    FixedLE.putInt(h, 8, VERSION);
+    FixedLE.putInt(h, 12, crc(h, 0, 12));
     return h;
   }
 
+  /** The CRC32C (not masked) that the header, records and CURRENT carry. */
   static int crc(byte[] b, int off, int len) {
-    CRC32C c = new CRC32C();
-    c.update(b, off, len);
-    return (int) c.getValue();
+    return Crc32c.of(b, off, len);
   }
 
   /** The framed record (length, CRC, payload) of {@code edit}. */
   public static byte[] encodeRecord(VersionEdit edit) {
     byte[] payload = encodePayload(edit);
     byte[] out = new byte[RECORD_HEADER_BYTES + payload.length];
-    VarInts.putIntLE(out, 0, payload.length);
-    VarInts.putIntLE(out, 4, crc(payload, 0, payload.length));
+    FixedLE.putInt(out, 0, payload.length);
+    FixedLE.putInt(out, 4, crc(payload, 0, payload.length));
     System.arraycopy(payload, 0, out, RECORD_HEADER_BYTES, payload.length);
     return out;
   }
@@ -104,19 +99,19 @@ public final class ManifestFormat {
     int[] pos = {0};
     int n = p.length;
     while (pos[0] < n) {
-      int tag = VarInts.getInt(p, pos, n);
+      int tag = Varints.getInt(p, pos, n);
       switch (tag) {
-        case TAG_PERSISTED_LSN -> e.persistedLsn = VarInts.get(p, pos, n);
-        case TAG_LAST_SEQ -> e.lastSeqNum = VarInts.get(p, pos, n);
-        case TAG_NEXT_FILE -> e.nextFileNum = VarInts.get(p, pos, n);
-        case TAG_DELETED_FILE -> e.deleteFile(VarInts.getInt(p, pos, n), VarInts.get(p, pos, n));
+        case TAG_PERSISTED_LSN -> e.persistedLsn = Varints.get(p, pos, n);
+        case TAG_LAST_SEQ -> e.lastSeqNum = Varints.get(p, pos, n);
+        case TAG_NEXT_FILE -> e.nextFileNum = Varints.get(p, pos, n);
+        case TAG_DELETED_FILE -> e.deleteFile(Varints.getInt(p, pos, n), Varints.get(p, pos, n));
         case TAG_ADDED_FILE -> {
-          int level = VarInts.getInt(p, pos, n);
-          long num = VarInts.get(p, pos, n);
-          long size = VarInts.get(p, pos, n);
-          long entries = VarInts.get(p, pos, n);
-          long sseq = VarInts.get(p, pos, n);
-          long lseq = VarInts.get(p, pos, n);
+          int level = Varints.getInt(p, pos, n);
+          long num = Varints.get(p, pos, n);
+          long size = Varints.get(p, pos, n);
+          long entries = Varints.get(p, pos, n);
+          long sseq = Varints.get(p, pos, n);
+          long lseq = Varints.get(p, pos, n);
           byte[] smallest = bytes(p, pos, n);
           byte[] largest = bytes(p, pos, n);
           e.addFile(level, new FileMetadata(num, size, entries, smallest, largest, sseq, lseq));
@@ -128,7 +123,7 @@ public final class ManifestFormat {
   }
 
   private static byte[] bytes(byte[] p, int[] pos, int n) {
-    int len = VarInts.getInt(p, pos, n);
+    int len = Varints.getInt(p, pos, n);
     if (pos[0] + len > n) {
       throw new IllegalArgumentException("key of " + len + " bytes runs past the record");
     }
@@ -178,7 +173,7 @@ public final class ManifestFormat {
     private final byte[] tmp = new byte[10];
 
     Out v(long x) {
-      int n = VarInts.put(tmp, 0, x);
+      int n = Varints.put(tmp, 0, x);
       write(tmp, 0, n);
       return this;
     }

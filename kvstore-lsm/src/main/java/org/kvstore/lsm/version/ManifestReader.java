@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.kvstore.CorruptionException;
-import org.kvstore.lsm.sstable.VarInts;
+import org.kvstore.codec.FixedLE;
 
 /**
  * Decodes a whole manifest file into its edits (docs/format/manifest.md, "Recovery"): a record cut
@@ -21,13 +21,13 @@ public final class ManifestReader {
     if (m.length < ManifestFormat.HEADER_BYTES) {
       throw new CorruptionException(path, 0, "manifest shorter than its header");
     }
-    if (VarInts.getLongLE(m, 0) != ManifestFormat.MAGIC) {
+    if (FixedLE.getLong(m, 0) != ManifestFormat.MAGIC) {
       throw new CorruptionException(path, 0, "bad manifest magic");
     }
-    if (VarInts.getIntLE(m, 12) != ManifestFormat.crc(m, 0, 12)) {
+    if (FixedLE.getInt(m, 12) != ManifestFormat.crc(m, 0, 12)) {
       throw new CorruptionException(path, 12, "manifest header checksum mismatch");
     }
-    int version = VarInts.getIntLE(m, 8);
+    int version = FixedLE.getInt(m, 8);
     if (version != ManifestFormat.VERSION) {
       throw new CorruptionException(path, 8, "unknown manifest version " + version);
     }
@@ -37,7 +37,7 @@ public final class ManifestReader {
       if (m.length - pos < ManifestFormat.RECORD_HEADER_BYTES) {
         break; // torn record header
       }
-      int len = VarInts.getIntLE(m, pos);
+      int len = FixedLE.getInt(m, pos);
       if (len < 0 || len > ManifestFormat.MAX_RECORD_BYTES) {
         if (pos + ManifestFormat.RECORD_HEADER_BYTES == m.length) {
           break;
@@ -48,7 +48,7 @@ public final class ManifestReader {
       if (end > m.length) {
         break; // torn payload
       }
-      int crc = VarInts.getIntLE(m, pos + 4);
+      int crc = FixedLE.getInt(m, pos + 4);
       if (crc != ManifestFormat.crc(m, pos + ManifestFormat.RECORD_HEADER_BYTES, len)) {
         if (end == m.length) {
           break; // torn last record

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.kvstore.spi.RefCount;
 
 /**
  * An immutable set of live SSTables per level. Level 0 files may overlap and are ordered newest
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Version {
   private final VersionSet owner;
   private final List<List<FileMetadata>> levels;
-  private final AtomicInteger refs = new AtomicInteger(1);
+  private final RefCount refs = new RefCount(1);
 
   Version(VersionSet owner, List<List<FileMetadata>> levels) {
     this.owner = owner;
@@ -117,22 +117,12 @@ public final class Version {
 
   /** Pins this version unless it was already released; returns whether it did. */
   public boolean tryRef() {
-    for (;;) {
-      int n = refs.get();
-      if (n <= 0) {
-        return false;
-      }
-      if (refs.compareAndSet(n, n + 1)) {
-        return true;
-      }
-    }
+    return refs.tryAcquire();
   }
 
   /** Releases a pin; the last release lets the owner delete files no live version uses. */
   public void unref() {
-    int n = refs.decrementAndGet();
-    assert n >= 0 : "version released too often";
-    if (n == 0) {
+    if (refs.release()) {
       List<FileMetadata> dead = new ArrayList<>();
       for (List<FileMetadata> l : levels) {
         for (FileMetadata f : l) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.kvstore.lsm.sstable.VarInts;
+import org.kvstore.codec.FixedBE;
 import org.kvstore.testkit.Seeds;
 
 /** The prefix radix sort against {@link Arrays#compareUnsigned}, at sizes on both sides of its cut-over. */
@@ -18,11 +18,11 @@ class PrefixRadixSortTest {
     }
 
     long prefix0() {
-      return VarInts.getLongBEPadded(bytes, 0, bytes.length);
+      return FixedBE.getLongPadded(bytes, 0, bytes.length);
     }
 
     long prefix1() {
-      return VarInts.getLongBEPadded(bytes, 8, bytes.length);
+      return FixedBE.getLongPadded(bytes, 8, bytes.length);
     }
   }
 

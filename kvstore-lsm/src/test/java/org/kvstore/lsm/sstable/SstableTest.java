@@ -11,11 +11,12 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.kvstore.CorruptionException;
+import org.kvstore.codec.FixedLE;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.lsm.cursor.InternalCursor;
@@ -105,7 +106,7 @@ class SstableTest {
     write(1, 2000, BlockCompression.NONE, 7);
     Path p = dir.resolve(SstableFormat.fileName(1));
     byte[] good = Files.readAllBytes(p);
-    long filterOffset = VarInts.getLongLE(good, good.length - SstableFormat.FOOTER_BYTES);
+    long filterOffset = FixedLE.getLong(good, good.length - SstableFormat.FOOTER_BYTES);
     Random rnd = new Random(1);
     for (int trial = 0; trial < 40; trial++) {
       int pos = rnd.nextInt((int) filterOffset);
@@ -135,7 +136,7 @@ class SstableTest {
     write(1, 500, BlockCompression.NONE, 9);
     Path p = dir.resolve(SstableFormat.fileName(1));
     byte[] good = Files.readAllBytes(p);
-    long filterOffset = VarInts.getLongLE(good, good.length - SstableFormat.FOOTER_BYTES);
+    long filterOffset = FixedLE.getLong(good, good.length - SstableFormat.FOOTER_BYTES);
     for (int pos = (int) filterOffset; pos < good.length; pos += 3) {
       byte[] bad = good.clone();
       bad[pos] ^= 0x10;
