@@ -25,8 +25,9 @@ class ModuleDependencyRulesTest {
   @Test
   void engines_useOnlyTheSpiTheFileLayerAndTheApi() throws IOException {
     List<String> offenders = new ArrayList<>();
-    scan("kvstore-bplus", CORE_INTERNALS, offenders);
-    scan("kvstore-lsm", CORE_INTERNALS, offenders);
+    for (String module : SourceTree.modules("kvstore-bplus", "kvstore-lsm")) {
+      scan(module, CORE_INTERNALS, offenders);
+    }
     assertThat(offenders).isEmpty();
   }
 
@@ -40,7 +41,7 @@ class ModuleDependencyRulesTest {
   @Test
   void nothingBelowTheServer_importsTheServerOrTheBenchmarks() throws IOException {
     List<String> offenders = new ArrayList<>();
-    for (String module : List.of("kvstore-core", "kvstore-bplus", "kvstore-lsm")) {
+    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm")) {
       scan(module, UPPER_MODULES, offenders);
     }
     assertThat(offenders).isEmpty();
@@ -48,34 +49,33 @@ class ModuleDependencyRulesTest {
 
   @Test
   void noPackageIsCalledUtil() throws IOException {
-    Path root = Path.of("..").toAbsolutePath().normalize();
+    Path root = SourceTree.root();
     List<String> offenders = new ArrayList<>();
-    for (String module : List.of("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-server", "kvstore-bench")) {
+    int packages = 0;
+    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-server", "kvstore-bench")) {
       Path src = root.resolve(module).resolve("src");
-      if (!Files.isDirectory(src)) {
-        continue;
-      }
+      assertThat(src).as("sources of %s", module).isDirectory();
       try (Stream<Path> dirs = Files.walk(src)) {
-        dirs.filter(Files::isDirectory)
-            .filter(d -> d.getFileName().toString().matches("utils?"))
-            .forEach(d -> offenders.add(root.relativize(d).toString()));
+        for (Path d : dirs.filter(Files::isDirectory).toList()) {
+          packages++;
+          if (d.getFileName().toString().matches("utils?")) {
+            offenders.add(root.relativize(d).toString());
+          }
+        }
       }
     }
+    assertThat(packages).as("folders walked").isGreaterThanOrEqualTo(40);
     assertThat(offenders).isEmpty();
   }
 
+  /** Adds each line of {@code module}'s main sources that {@code forbidden} matches to {@code offenders}. */
   private static void scan(String module, Pattern forbidden, List<String> offenders) throws IOException {
-    Path src = Path.of("..").toAbsolutePath().normalize().resolve(module).resolve("src/main/java");
-    if (!Files.isDirectory(src)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(src)) {
-      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-        List<String> lines = Files.readAllLines(f);
-        for (int i = 0; i < lines.size(); i++) {
-          if (forbidden.matcher(lines.get(i)).find()) {
-            offenders.add(module + "/" + src.relativize(f) + ":" + (i + 1) + " " + lines.get(i).trim());
-          }
+    Path src = SourceTree.mainSources(module);
+    for (Path f : SourceTree.mainJavaFiles(module)) {
+      List<String> lines = Files.readAllLines(f);
+      for (int i = 0; i < lines.size(); i++) {
+        if (forbidden.matcher(lines.get(i)).find()) {
+          offenders.add(module + "/" + src.relativize(f) + ":" + (i + 1) + " " + lines.get(i).trim());
         }
       }
     }
