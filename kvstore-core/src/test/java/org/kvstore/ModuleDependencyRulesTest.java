@@ -28,8 +28,9 @@ class ModuleDependencyRulesTest {
   @Test
   void engines_useOnlyTheSpiTheFileLayerTheCodecAndTheApi() throws IOException {
     List<String> offenders = new ArrayList<>();
-    scan("kvstore-bplus", Pattern.compile(String.format(BELOW_ENGINES, "bplus")), offenders);
-    scan("kvstore-lsm", Pattern.compile(String.format(BELOW_ENGINES, "lsm")), offenders);
+    for (String engine : SourceTree.modules("bplus", "lsm")) {
+      scan("kvstore-" + engine, Pattern.compile(String.format(BELOW_ENGINES, engine)), offenders);
+    }
     assertThat(offenders).isEmpty();
   }
 
@@ -50,7 +51,7 @@ class ModuleDependencyRulesTest {
   @Test
   void nothingBelowTheServer_importsTheServerOrTheBenchmarks() throws IOException {
     List<String> offenders = new ArrayList<>();
-    for (String module : List.of("kvstore-core", "kvstore-bplus", "kvstore-lsm")) {
+    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm")) {
       scan(module, UPPER_MODULES, offenders);
     }
     assertThat(offenders).isEmpty();
@@ -58,40 +59,46 @@ class ModuleDependencyRulesTest {
 
   @Test
   void noPackageIsCalledUtil() throws IOException {
-    Path root = Path.of("..").toAbsolutePath().normalize();
+    Path root = SourceTree.root();
     List<String> offenders = new ArrayList<>();
-    for (String module : List.of("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-server", "kvstore-bench")) {
+    int packages = 0;
+    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-server", "kvstore-bench")) {
       Path src = root.resolve(module).resolve("src");
-      if (!Files.isDirectory(src)) {
-        continue;
-      }
+      assertThat(src).as("sources of %s", module).isDirectory();
       try (Stream<Path> dirs = Files.walk(src)) {
-        dirs.filter(Files::isDirectory)
-            .filter(d -> d.getFileName().toString().matches("utils?"))
-            .forEach(d -> offenders.add(root.relativize(d).toString()));
+        for (Path d : dirs.filter(Files::isDirectory).toList()) {
+          packages++;
+          if (d.getFileName().toString().matches("utils?")) {
+            offenders.add(root.relativize(d).toString());
+          }
+        }
       }
     }
+    assertThat(packages).as("folders walked").isGreaterThanOrEqualTo(40);
     assertThat(offenders).isEmpty();
   }
 
+  /** Adds each line of {@code module}'s main sources that {@code forbidden} matches to {@code offenders}. */
   private static void scan(String module, Pattern forbidden, List<String> offenders) throws IOException {
     scan(module, "", forbidden, offenders);
   }
 
+  /**
+   * Adds each line of the main sources of {@code module} under {@code packageDir} (all of them when
+   * empty) that {@code forbidden} matches to {@code offenders}; a package folder without Java files
+   * fails, since a scan of nothing passes whatever the code does.
+   */
   private static void scan(String module, String packageDir, Pattern forbidden, List<String> offenders)
       throws IOException {
-    Path src = Path.of("..").toAbsolutePath().normalize().resolve(module).resolve("src/main/java");
-    Path root = packageDir.isEmpty() ? src : src.resolve(packageDir);
-    if (!Files.isDirectory(root)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(root)) {
-      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-        List<String> lines = Files.readAllLines(f);
-        for (int i = 0; i < lines.size(); i++) {
-          if (forbidden.matcher(lines.get(i)).find()) {
-            offenders.add(module + "/" + src.relativize(f) + ":" + (i + 1) + " " + lines.get(i).trim());
-          }
+    Path src = SourceTree.mainSources(module);
+    Path root = src.resolve(packageDir);
+    List<Path> files = SourceTree.mainJavaFiles(module).stream().filter(f -> f.startsWith(root)).toList();
+    assertThat(files).as("Java files under %s", root).isNotEmpty();
+    for (Path f : files) {
+      List<String> lines = Files.readAllLines(f);
+      for (int i = 0; i < lines.size(); i++) {
+        if (forbidden.matcher(lines.get(i)).find()) {
+          offenders.add(module + "/" + src.relativize(f) + ":" + (i + 1) + " " + lines.get(i).trim());
         }
       }
     }

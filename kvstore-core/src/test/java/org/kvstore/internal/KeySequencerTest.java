@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.lang.management.LockInfo;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.kvstore.spi.Mutation;
+import org.kvstore.testkit.Blocked;
 
 /** Turns taken and completed range by range of a writer's stripes. */
 class KeySequencerTest {
@@ -35,11 +39,15 @@ class KeySequencerTest {
     CompletableFuture<Void> range0 = CompletableFuture.runAsync(() -> seq.awaitTurn(stripes, second, 0, 1));
     range0.get(10, TimeUnit.SECONDS);
 
-    CompletableFuture<Void> rest = CompletableFuture.runAsync(() -> seq.awaitTurn(stripes, second, 1, 3));
-    Thread.sleep(200);
+    FutureTask<Void> rest = new FutureTask<>(() -> seq.awaitTurn(stripes, second, 1, 3), null);
+    Thread restThread = new Thread(rest, "second-writer-rest");
+    restThread.start();
+    Predicate<LockInfo> stripe = Blocked.ofClassNamed(KeySequencer.class.getName() + "$Stripe");
+    LockInfo stripe200 = Blocked.awaitBlockedOn(restThread, stripe, "the second writer waits for stripe 200");
     assertThat(rest).as("the second writer's later ranges wait for the first writer").isNotDone();
     seq.complete(stripes, first, 1, 2);
-    Thread.sleep(100);
+    Blocked.awaitBlockedOn(restThread, stripe.and(l -> l.getIdentityHashCode() != stripe200.getIdentityHashCode()),
+        "the second writer, past stripe 200, waits for stripe 900");
     assertThat(rest).as("stripe 900 is still the first writer's").isNotDone();
     seq.complete(stripes, first, 2, 3);
     rest.get(10, TimeUnit.SECONDS);

@@ -25,10 +25,17 @@ import org.kvstore.Table;
  * with {@code sync} durability from 8 threads; the parent kills it with SIGKILL at a random moment,
  * reopens the store, and checks against its oracle that every acknowledged write is there with its
  * value, that an in-flight write is either fully there or not, that batches are all-or-nothing, and
- * that no key holds a value that was never written. 10 cycles in the default build, 500 under
+ * that no key holds a value that was never written. Each kill comes after at least
+ * {@value #MIN_ACKS_BEFORE_KILL} acknowledged writes. 10 cycles in the default build, 500 under
  * {@code -Pcrash}. Engine modules subclass it with their engine.
  */
 public abstract class CrashRecoveryContract {
+  /**
+   * Writes the worker must acknowledge before each kill. Without it a store that refuses every
+   * write would pass: it loses nothing because it never promised anything.
+   */
+  static final int MIN_ACKS_BEFORE_KILL = 20;
+
   @TempDir protected Path dir;
 
   protected abstract String engineName();
@@ -62,15 +69,19 @@ public abstract class CrashRecoveryContract {
       List<String[]> batches = new ArrayList<>();
       Path ackFile = dir.resolve("acks-" + cycle + ".log");
       Process child = startWorker(rnd.nextLong(), prefix, ackFile);
-      long runMillis = 200 + rnd.nextInt(1300);
-      awaitReady(child, ackFile, dir.resolve("worker-stderr.log"), 120_000);
+      long runMillis = rnd.nextInt(1300);
+      Path stderrLog = dir.resolve("worker-stderr.log");
+      awaitReady(child, ackFile, stderrLog, 120_000);
+      awaitAcks(child, ackFile, stderrLog, MIN_ACKS_BEFORE_KILL, 120_000);
       Thread.sleep(runMillis);
       child.destroyForcibly(); // SIGKILL
       assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      readAcks(ackFile, acked, batches);
+      int acks = readAcks(ackFile, acked, batches);
       String context = "seed " + seed + " cycle " + cycle + " (reproduce with -Dkvstore.seed=" + seed + ")";
+      assertThat(acks).as("%s: writes acknowledged before the kill", context)
+          .isGreaterThanOrEqualTo(MIN_ACKS_BEFORE_KILL);
       verify(oracle, acked, batches, prefix, context);
-      System.out.println(context + ": killed after " + runMillis + " ms, " + acked.size()
+      System.out.println(context + ": killed " + runMillis + " ms after " + MIN_ACKS_BEFORE_KILL + " acks, " + acked.size()
           + " keys acknowledged, " + oracle.size() + " keys verified");
     }
   }
@@ -87,8 +98,12 @@ public abstract class CrashRecoveryContract {
     return pb.start();
   }
 
-  /** Reads the acknowledgement file of a dead worker; a torn last line counts as in flight. */
-  private static void readAcks(Path ackFile, Map<String, Integer> acked, List<String[]> batches) throws Exception {
+  /**
+   * Reads the acknowledgement file of a dead worker; a torn last line counts as in flight. Returns
+   * the acknowledged writes read.
+   */
+  private static int readAcks(Path ackFile, Map<String, Integer> acked, List<String[]> batches) throws Exception {
+    int acks = 0;
     for (String line : java.nio.file.Files.readAllLines(ackFile, StandardCharsets.UTF_8)) {
       String[] f = line.split(" ");
       if (f[0].equals("A") && (f.length == 3 || f.length == 5)) {
@@ -100,10 +115,39 @@ public abstract class CrashRecoveryContract {
             acked.put(f[3], v2);
             batches.add(f);
           }
+          acks++;
         } catch (NumberFormatException torn) {
           // the last line, cut by the kill
         }
       }
+    }
+    return acks;
+  }
+
+  /**
+   * Waits until the worker acknowledged {@code n} writes: a kill before any acknowledgement checks
+   * nothing, so a store that refuses every write would pass.
+   */
+  private static void awaitAcks(Process child, Path ackFile, Path stderrLog, int n, long millis) throws Exception {
+    long deadline = System.currentTimeMillis() + millis;
+    while (System.currentTimeMillis() < deadline) {
+      if (countAckLines(ackFile) >= n) {
+        return;
+      }
+      if (!child.isAlive()) {
+        throw new AssertionError("the worker died after " + countAckLines(ackFile) + " of " + n
+            + " acknowledged writes (exit code " + child.exitValue() + "); the end of its stderr:\n"
+            + tail(stderrLog, 4000));
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("the worker acknowledged only " + countAckLines(ackFile) + " of " + n + " writes within "
+        + millis + " ms; the end of its stderr:\n" + tail(stderrLog, 4000));
+  }
+
+  private static long countAckLines(Path ackFile) throws Exception {
+    try (var lines = java.nio.file.Files.lines(ackFile, StandardCharsets.UTF_8)) {
+      return lines.filter(l -> l.startsWith("A ")).count();
     }
   }
 

@@ -18,6 +18,7 @@ import org.kvstore.KVStore;
 import org.kvstore.StoreOptions;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
+import org.kvstore.testkit.Seeds;
 
 /**
  * Randomized differential test of the LSM engine through the public API against a {@link TreeMap}
@@ -47,8 +48,7 @@ class LsmModelTest {
 
   @Test
   void randomOperations_matchTreeMapModel_acrossReopens() {
-    long seed = Long.getLong("kvstore.seed", System.nanoTime());
-    System.err.println("LsmModelTest seed " + seed);
+    long seed = Seeds.seed("LsmModelTest.randomOperations_matchTreeMapModel_acrossReopens");
     Random rnd = new Random(seed);
     TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
     int ops = scale(30_000);

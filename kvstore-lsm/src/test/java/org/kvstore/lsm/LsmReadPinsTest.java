@@ -25,6 +25,7 @@ import org.kvstore.io.LocalFileSystem;
 import org.kvstore.spi.EngineContext;
 import org.kvstore.spi.EngineTable;
 import org.kvstore.spi.TableProperties;
+import org.kvstore.testkit.Seeds;
 
 /**
  * Point reads pin the current version through a per-thread cached pin ({@link ReadPins}): files a
@@ -164,8 +165,9 @@ class LsmReadPinsTest {
       ExecutorService pool = Executors.newFixedThreadPool(readers + 1);
       try {
         List<Future<?>> futures = new ArrayList<>();
+        long base = Seeds.seed("LsmReadPinsTest.readsRacingFlushesAndCompactions_seeEveryAcknowledgedWrite");
         for (int r = 0; r < readers; r++) {
-          long seed = r;
+          long seed = base + r;
           futures.add(pool.submit(() -> {
             Random rnd = new Random(seed);
             while (!stop.get()) {

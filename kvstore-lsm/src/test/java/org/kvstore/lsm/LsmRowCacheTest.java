@@ -18,6 +18,7 @@ import org.kvstore.io.LocalFileSystem;
 import org.kvstore.spi.EngineContext;
 import org.kvstore.spi.EngineTable;
 import org.kvstore.spi.TableProperties;
+import org.kvstore.testkit.Seeds;
 
 /**
  * {@code row.cache}: point reads of flushed keys are served from cached rows, which stay right
@@ -67,7 +68,7 @@ class LsmRowCacheTest {
   @ParameterizedTest(name = "row.cache.fill.on.flush={0}")
   @ValueSource(booleans = {true, false})
   void keysReadInTheMemtable_areRowHitsRightAfterTheFlush(boolean fill) throws Exception {
-    long seed = System.nanoTime();
+    long seed = Seeds.seed("LsmRowCacheTest.keysReadInTheMemtable_areRowHitsRightAfterTheFlush");
     Random rnd = new Random(seed);
     int keys = 2_000;
     TreeMap<Integer, byte[]> model = new TreeMap<>();
@@ -104,7 +105,7 @@ class LsmRowCacheTest {
   @ParameterizedTest(name = "row.cache.fill.on.compaction={0}")
   @ValueSource(booleans = {true, false})
   void rowsOfCompactedFiles_areCarriedToTheOutputs(boolean fill) throws Exception {
-    long seed = System.nanoTime();
+    long seed = Seeds.seed("LsmRowCacheTest.rowsOfCompactedFiles_areCarriedToTheOutputs");
     Random rnd = new Random(seed);
     int keys = 2_000;
     TreeMap<Integer, byte[]> model = new TreeMap<>();
@@ -143,7 +144,7 @@ class LsmRowCacheTest {
 
   @Test
   void flushedKeysReadAgain_comeFromRows_andStayRightThroughOverwritesDeletesAndCompaction() throws Exception {
-    long seed = System.nanoTime();
+    long seed = Seeds.seed("LsmRowCacheTest.flushedKeysReadAgain_comeFromRows_andStayRightThroughOverwritesDeletesAndCompaction");
     Random rnd = new Random(seed);
     int keys = 2_000;
     TreeMap<Integer, byte[]> model = new TreeMap<>();

@@ -7,142 +7,256 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import org.kvstore.Durability;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.StoreOptions;
 
 /**
- * The server's configuration, validated once here. Every setting has a command-line flag
- * ({@code --resp-port}) and the same key in a configuration file ({@code resp-port: 6380} in YAML,
- * {@code resp-port=6380} in a .properties file). Precedence: defaults, then the file, then flags.
+ * The server's configuration, validated once. Every setting is declared once, in {@link #SETTINGS}
+ * (see {@link Setting}): the flag ({@code --resp-port}), the key in a configuration file
+ * ({@code resp-port: 6380} in YAML, {@code resp-port=6380} in a .properties file), validation and
+ * {@code --help} all come from that declaration. Precedence: defaults, then the file, then flags.
  * An unknown key is an error, so a typo cannot silently leave a default in place.
- *
- * @param dataDir the store's directory
- * @param bind the address every protocol listens on
- * @param respPort Redis protocol port: 0 any free port, -1 off
- * @param httpPort HTTP port (accepted; not served yet): 0 any, -1 off
- * @param thriftPort Thrift port (accepted; not served yet): 0 any, -1 off
- * @param defaultEngine engine of tables created by SELECT, or null: lsm, else bplus, else memory
- * @param durability default durability of durable tables
- * @param password the password clients must give with AUTH / HELLO AUTH, or null for none
- * @param logLevel root log level (trace, debug, info, warn, error)
- * @param protoMaxBulkLen largest bulk string (value, key, argument) in a request
- * @param protoMaxMultibulkLen most arguments in one request
- * @param databases number of indexes SELECT accepts
- * @param maxClients most simultaneous client connections
- * @param workerThreads threads that run commands which may block (sync writes, scans)
- * @param ioThreads Netty event-loop threads (0: half the cores, at least one; see
- *     {@link #eventLoops})
- * @param readThreads helper threads for the runs of quick reads of pipelining connections (-1:
- *     the cores the event loops leave; 0: none; see {@link #readHelpers})
- * @param ioSpinMicros how long an idle event loop polls for ready connections, yielding the CPU
- *     between polls, before it blocks (0: block at once); see {@link SpinThenBlockSelectStrategy}
- * @param protoReadTimeoutSeconds a connection whose request stays incomplete this long is closed (0: never)
- * @param queryBufferBudget bytes of incomplete requests all connections may hold together (0: a
- *     quarter of the maximum heap)
- * @param blockCacheBytes bytes of the block cache the store's lsm tables share (default a quarter
- *     of the maximum heap; 0 caches nothing)
- * @param writeBufferBytes bytes the memtables of the store's lsm tables may hold together (default a
- *     quarter of the maximum heap; 0: only each table's own memtable.size bounds it)
- * @param checkpointIntervalSeconds seconds between timed checkpoints (0: only by log size); see
- *     {@link StoreOptions#checkpointInterval()}
- * @param checkpointLogBytes log bytes written since the last checkpoint that start one
  *
  * <p>Thread safety: immutable.
  */
-public record ServerConfig(
-    Path dataDir,
-    String bind,
-    int respPort,
-    int httpPort,
-    int thriftPort,
-    String defaultEngine,
-    Durability durability,
-    String password,
-    String logLevel,
-    long protoMaxBulkLen,
-    int protoMaxMultibulkLen,
-    int databases,
-    int maxClients,
-    int workerThreads,
-    int ioThreads,
-    int readThreads,
-    int ioSpinMicros,
-    int protoReadTimeoutSeconds,
-    long queryBufferBudget,
-    long blockCacheBytes,
-    long writeBufferBytes,
-    long checkpointIntervalSeconds,
-    long checkpointLogBytes) {
-
-  /** Every key a configuration file may hold, which is also every flag without its "--". */
-  public static final List<String> KEYS = List.of(
-      "data-dir", "bind", "resp-port", "http-port", "thrift-port", "default-engine", "durability",
-      "password", "log-level", "proto-max-bulk-len", "proto-max-multibulk-len", "databases",
-      "maxclients", "worker-threads", "io-threads", "read-threads", "io-spin-micros", "proto-read-timeout", "query-buffer-budget",
-      "block-cache-size", "write-buffer-budget", "checkpoint-interval", "checkpoint-log-size");
-
+public final class ServerConfig {
   private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
+  private static final long MB = 1024 * 1024;
 
-  public ServerConfig {
-    Objects.requireNonNull(dataDir, "dataDir");
-    Objects.requireNonNull(bind, "bind");
-    Objects.requireNonNull(durability, "durability");
-    Objects.requireNonNull(logLevel, "logLevel");
-    requirePort("resp-port", respPort);
-    requirePort("http-port", httpPort);
-    requirePort("thrift-port", thriftPort);
-    require(!bind.isBlank(), "bind", "must not be empty");
-    require(LOG_LEVELS.contains(logLevel.toLowerCase(Locale.ROOT)), "log-level",
-        "'" + logLevel + "' is not one of " + String.join(", ", LOG_LEVELS));
-    require(protoMaxBulkLen >= 1024 && protoMaxBulkLen <= Integer.MAX_VALUE - 16, "proto-max-bulk-len",
-        "must be from 1024 to " + (Integer.MAX_VALUE - 16) + ", was " + protoMaxBulkLen);
-    require(protoMaxMultibulkLen >= 16 && protoMaxMultibulkLen <= 64 * 1024 * 1024,
-        "proto-max-multibulk-len", "must be from 16 to 67108864, was " + protoMaxMultibulkLen);
-    require(databases >= 1 && databases <= 1_000_000, "databases",
-        "must be from 1 to 1000000, was " + databases);
-    require(maxClients >= 1, "maxclients", "must be >= 1, was " + maxClients);
-    require(workerThreads >= 1 && workerThreads <= 4096, "worker-threads",
-        "must be from 1 to 4096, was " + workerThreads);
-    require(ioThreads >= 0 && ioThreads <= 1024, "io-threads", "must be from 0 to 1024, was " + ioThreads);
-    require(readThreads >= -1 && readThreads <= 1024, "read-threads",
-        "must be 'auto' or from 0 to 1024, was " + readThreads);
-    require(ioSpinMicros >= 0 && ioSpinMicros <= 10_000, "io-spin-micros",
-        "must be from 0 to 10000, was " + ioSpinMicros);
-    require(protoReadTimeoutSeconds >= 0, "proto-read-timeout", "must be >= 0, was " + protoReadTimeoutSeconds);
-    require(queryBufferBudget == 0 || queryBufferBudget >= 1024 * 1024, "query-buffer-budget",
-        "must be 0 or at least 1mb, was " + queryBufferBudget);
-    require(blockCacheBytes >= 0, "block-cache-size", "must be >= 0, was " + blockCacheBytes);
-    require(writeBufferBytes == 0 || writeBufferBytes >= 1024 * 1024, "write-buffer-budget",
-        "must be 0 or at least 1mb, was " + writeBufferBytes);
-    require(checkpointIntervalSeconds >= 0 && checkpointIntervalSeconds <= 86_400L * 365, "checkpoint-interval",
-        "must be from 0 to 31536000 seconds, was " + checkpointIntervalSeconds);
-    require(checkpointLogBytes >= 1024 * 1024, "checkpoint-log-size",
-        "must be at least 1mb, was " + checkpointLogBytes);
-    if (password != null && password.isEmpty()) {
-      password = null;
-    }
+  /** The store's directory. */
+  public static final Setting<Path> DATA_DIR = Setting.of("data-dir", "DIR", Path.of("data"),
+      "data directory, created when missing", Path::of, Path::toString,
+      p -> p.toString().isEmpty() ? "must not be empty" : null);
+  /** The address every protocol listens on. */
+  public static final Setting<String> BIND = Setting.text("bind", "ADDR", "127.0.0.1",
+      "listen address of every protocol", s -> s.isBlank() ? "must not be empty" : null);
+  /** Redis protocol port: 0 any free port, -1 off. */
+  public static final Setting<Integer> RESP_PORT = port("resp-port", 6379,
+      "Redis protocol port; 0 = any free port, -1 = off");
+  /** HTTP port (accepted; not served yet): 0 any, -1 off. */
+  public static final Setting<Integer> HTTP_PORT = port("http-port", 8080, "HTTP port, not served yet; -1 = off");
+  /** Thrift port (accepted; not served yet): 0 any, -1 off. */
+  public static final Setting<Integer> THRIFT_PORT = port("thrift-port", 9090, "Thrift port, not served yet; -1 = off");
+  /** Engine of tables created by SELECT, or null (auto): lsm, else bplus, else memory. */
+  public static final Setting<String> DEFAULT_ENGINE = Setting.of("default-engine", "ENGINE", null, "auto",
+      "engine of new tables: lsm, bplus or memory; auto = lsm, else bplus, else memory",
+      s -> s.isEmpty() || s.equalsIgnoreCase("auto") ? null : Setting.lower(s), s -> s, Setting.any());
+  /** Default durability of durable tables. */
+  public static final Setting<Durability> DURABILITY = Setting.of("durability", "MODE", Durability.SYNC,
+      "default durability of durable tables: sync, periodic or none", Durability::parse,
+      d -> Setting.lower(d.name()), Setting.any());
+  /** The password clients must give with AUTH / HELLO AUTH, or null for none. */
+  public static final Setting<String> PASSWORD = Setting.secret("password", "PASSWORD",
+      "require AUTH with this password");
+  /** Root log level. */
+  public static final Setting<String> LOG_LEVEL = Setting.of("log-level", "LEVEL", "info",
+      "root log level: " + String.join(", ", LOG_LEVELS), Setting::lower, s -> s,
+      s -> LOG_LEVELS.contains(Setting.lower(s)) ? null : "must be one of " + String.join(", ", LOG_LEVELS));
+  /** Largest bulk string (value, key, argument) in a request. */
+  public static final Setting<Long> PROTO_MAX_BULK_LEN = Setting.size("proto-max-bulk-len", "BYTES", 512 * MB,
+      "largest bulk string in a request", Setting.sizeRange(1024, Integer.MAX_VALUE - 16));
+  /** Most arguments in one request. */
+  public static final Setting<Integer> PROTO_MAX_MULTIBULK_LEN = Setting.integer("proto-max-multibulk-len", "N",
+      1024 * 1024, 16, 64 * 1024 * 1024, "most arguments in a request");
+  /** Number of indexes SELECT accepts. */
+  public static final Setting<Integer> DATABASES = Setting.integer("databases", "N", 16, 1, 1_000_000,
+      "indexes SELECT accepts");
+  /** Most simultaneous client connections. */
+  public static final Setting<Integer> MAX_CLIENTS = Setting.integer("maxclients", "N", 10_000, 1, Integer.MAX_VALUE,
+      "most client connections");
+  /** Threads that run commands which may block (sync writes, scans). */
+  public static final Setting<Integer> WORKER_THREADS = Setting.integer("worker-threads", "N", 256, 1, 4096,
+      "threads for commands that may block");
+  /** Netty event-loop threads (0: half the cores, at least one; see {@link #eventLoops}). */
+  public static final Setting<Integer> IO_THREADS = Setting.integer("io-threads", "N", 0, 0, 1024,
+      "network event-loop threads; 0 = half the cores, at least one");
+  /**
+   * Helper threads for the runs of quick reads of pipelining connections (-1, shown as auto: the
+   * cores the event loops leave; 0: none; see {@link #readHelpers}).
+   */
+  public static final Setting<Integer> READ_THREADS = Setting.of("read-threads", "N", -1, "auto",
+      "threads that run the pipelined reads of a connection beside the event loops; 0 = none,"
+          + " auto = the cores the event loops leave",
+      s -> s.equalsIgnoreCase("auto") ? -1 : explicitReadThreads(s), n -> n == -1 ? "auto" : Integer.toString(n),
+      n -> n >= -1 && n <= 1024 ? null : "must be 'auto' or from 0 to 1024");
+  /**
+   * How long an idle event loop polls for ready connections, yielding the CPU between polls, before
+   * it blocks (0: block at once); see {@link SpinThenBlockSelectStrategy}.
+   */
+  public static final Setting<Integer> IO_SPIN_MICROS = Setting.integer("io-spin-micros", "US", 50, 0, 10_000,
+      "microseconds an idle event loop polls before it blocks; 0 = block at once");
+  /** A connection whose request stays incomplete this long is closed (0: never). */
+  public static final Setting<Integer> PROTO_READ_TIMEOUT = Setting.integer("proto-read-timeout", "SECONDS", 60, 0,
+      Integer.MAX_VALUE, "close a connection whose request stays incomplete this long; 0 = never");
+  /** Bytes of incomplete requests all connections may hold together (0: a quarter of the maximum heap). */
+  public static final Setting<Long> QUERY_BUFFER_BUDGET = Setting.size("query-buffer-budget", "BYTES", 0L,
+      "bytes of incomplete requests all clients may hold together; 0 = a quarter of the heap",
+      zeroOrAtLeast(MB));
+  /** Bytes of the block cache the store's lsm tables share (0 caches nothing). */
+  public static final Setting<Long> BLOCK_CACHE_SIZE = Setting.size("block-cache-size", "BYTES",
+      StoreOptions::defaultBlockCacheBytes, "a quarter of the heap",
+      "bytes of the block cache the lsm tables share; 0 = none", Setting.sizeRange(0, Long.MAX_VALUE));
+  /** Bytes the memtables of the store's lsm tables may hold together (0: only each table's memtable.size). */
+  public static final Setting<Long> WRITE_BUFFER_BUDGET = Setting.size("write-buffer-budget", "BYTES",
+      StoreOptions::defaultWriteBufferBytes, "a quarter of the heap",
+      "bytes the memtables of all lsm tables may hold together; past it the largest is flushed early and writes"
+          + " wait; 0 = no bound but each table's memtable.size",
+      zeroOrAtLeast(MB));
+  /** Seconds between timed checkpoints (0: only by log size); see {@link StoreOptions#checkpointInterval()}. */
+  public static final Setting<Long> CHECKPOINT_INTERVAL = Setting.of("checkpoint-interval", "SECONDS",
+      StoreOptions.defaults().checkpointInterval().toSeconds(),
+      "seconds between timed checkpoints (every table's state persisted, the log it no longer needs deleted);"
+          + " 0 = only by log size",
+      s -> Setting.number("checkpoint-interval", s, false), String::valueOf,
+      n -> n >= 0 && n <= 86_400L * 365 ? null : "must be from 0 to " + 86_400L * 365 + " seconds");
+  /** Log bytes written since the last checkpoint that start one. */
+  public static final Setting<Long> CHECKPOINT_LOG_SIZE = Setting.size("checkpoint-log-size", "BYTES",
+      StoreOptions.defaults().checkpointLogBytes(),
+      "bytes of log written since the last checkpoint that start one; bounds the replay after a crash",
+      n -> n >= MB ? null : "must be at least 1mb");
+
+  /** Every setting, in the order of {@code --help} and docs/server.md. */
+  public static final List<Setting<?>> SETTINGS = List.of(
+      DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, LOG_LEVEL,
+      PROTO_MAX_BULK_LEN, PROTO_MAX_MULTIBULK_LEN, DATABASES, MAX_CLIENTS, WORKER_THREADS, IO_THREADS,
+      READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, BLOCK_CACHE_SIZE,
+      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE);
+
+  private static final Map<String, Setting<?>> BY_KEY = byKey();
+
+  private final Map<Setting<?>, Object> values;
+
+  private ServerConfig(Map<Setting<?>, Object> values) {
+    this.values = values;
+  }
+
+  /** The setting whose config-file key (flag without "--") is {@code key}, or null. */
+  public static Setting<?> setting(String key) {
+    return BY_KEY.get(key);
+  }
+
+  /** The value of {@code setting} (null only for an unset optional one: default-engine, password). */
+  @SuppressWarnings("unchecked")
+  public <T> T get(Setting<T> setting) {
+    return (T) values.get(setting);
+  }
+
+  public Path dataDir() {
+    return get(DATA_DIR);
+  }
+
+  public String bind() {
+    return get(BIND);
+  }
+
+  public int respPort() {
+    return get(RESP_PORT);
+  }
+
+  public int httpPort() {
+    return get(HTTP_PORT);
+  }
+
+  public int thriftPort() {
+    return get(THRIFT_PORT);
+  }
+
+  /** Engine of tables created by SELECT, or null: lsm, else bplus, else memory. */
+  public String defaultEngine() {
+    return get(DEFAULT_ENGINE);
+  }
+
+  public Durability durability() {
+    return get(DURABILITY);
+  }
+
+  /** The password clients must give with AUTH / HELLO AUTH, or null for none. */
+  public String password() {
+    return get(PASSWORD);
+  }
+
+  public String logLevel() {
+    return get(LOG_LEVEL);
+  }
+
+  public long protoMaxBulkLen() {
+    return get(PROTO_MAX_BULK_LEN);
+  }
+
+  public int protoMaxMultibulkLen() {
+    return get(PROTO_MAX_MULTIBULK_LEN);
+  }
+
+  public int databases() {
+    return get(DATABASES);
+  }
+
+  public int maxClients() {
+    return get(MAX_CLIENTS);
+  }
+
+  public int workerThreads() {
+    return get(WORKER_THREADS);
+  }
+
+  public int ioThreads() {
+    return get(IO_THREADS);
+  }
+
+  public int readThreads() {
+    return get(READ_THREADS);
+  }
+
+  public int ioSpinMicros() {
+    return get(IO_SPIN_MICROS);
+  }
+
+  public int protoReadTimeoutSeconds() {
+    return get(PROTO_READ_TIMEOUT);
+  }
+
+  public long queryBufferBudget() {
+    return get(QUERY_BUFFER_BUDGET);
+  }
+
+  public long blockCacheBytes() {
+    return get(BLOCK_CACHE_SIZE);
+  }
+
+  public long writeBufferBytes() {
+    return get(WRITE_BUFFER_BUDGET);
+  }
+
+  public long checkpointIntervalSeconds() {
+    return get(CHECKPOINT_INTERVAL);
+  }
+
+  public long checkpointLogBytes() {
+    return get(CHECKPOINT_LOG_SIZE);
   }
 
   /**
    * The event loops to run on {@code cores} cores: {@code io-threads}, or by default half the cores
    * (at least one). On a small machine the clients, the store's background threads and the read
-   * helpers need the other cores: one loop on 2 cores beat two loops in the unpipelined cases and
-   * gave Redis-level p99 latencies (docs/benchmarks.md).
+   * helpers need the other cores (see docs/decisions/0007-one-event-loop-and-read-helper.md).
    */
   public int eventLoops(int cores) {
+    int ioThreads = ioThreads();
     return ioThreads > 0 ? ioThreads : Math.max(1, cores / 2);
   }
 
   /** The read helper threads to run on {@code cores} cores: {@code read-threads}, or the cores the event loops leave. */
   public int readHelpers(int cores) {
+    int readThreads = readThreads();
     return readThreads >= 0 ? readThreads : Math.max(0, cores - eventLoops(cores));
   }
 
@@ -154,28 +268,63 @@ public record ServerConfig(
     return new Builder();
   }
 
-  private static void requirePort(String name, int port) {
-    require(port >= -1 && port <= 65535, name, "must be from -1 (off) to 65535, was " + port);
+  private static Setting<Integer> port(String key, int defaultPort, String help) {
+    return Setting.of(key, "PORT", defaultPort, help, s -> (int) Setting.number(key, s, false), String::valueOf,
+        p -> p >= -1 && p <= 65535 ? null : "must be from -1 (off) to 65535");
   }
 
-  private static void require(boolean ok, String key, String message) {
-    if (!ok) {
-      throw new InvalidArgumentException(key, message);
+  private static Setting.Check<Long> zeroOrAtLeast(long min) {
+    return n -> n == 0 || n >= min ? null : "must be 0 or at least " + Setting.formatSize(min);
+  }
+
+  /** An explicit read-threads count: "auto" is the only way to ask for the default. */
+  private static int explicitReadThreads(String s) {
+    int n = (int) Setting.number("read-threads", s, false);
+    if (n < 0) {
+      throw new InvalidArgumentException("read-threads", "must be 'auto' or from 0 to 1024, was '" + s + "'");
     }
+    return n;
   }
 
-  /** Same settings, password hidden: safe to log. */
+  private static Map<String, Setting<?>> byKey() {
+    Map<String, Setting<?>> m = new LinkedHashMap<>();
+    for (Setting<?> s : SETTINGS) {
+      if (m.put(s.key(), s) != null) {
+        throw new IllegalStateException("two settings named " + s.key());
+      }
+    }
+    return Collections.unmodifiableMap(m);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ServerConfig other && values.equals(other.values);
+  }
+
+  @Override
+  public int hashCode() {
+    return values.hashCode();
+  }
+
+  /** Every setting by key, the password hidden: safe to log. */
   @Override
   public String toString() {
-    return "ServerConfig[dataDir=" + dataDir + ", bind=" + bind + ", respPort=" + respPort + ", httpPort="
-        + httpPort + ", thriftPort=" + thriftPort + ", defaultEngine=" + defaultEngine + ", durability="
-        + durability + ", password=" + (password == null ? "none" : "***") + ", logLevel=" + logLevel
-        + ", protoMaxBulkLen=" + protoMaxBulkLen + ", protoMaxMultibulkLen=" + protoMaxMultibulkLen
-        + ", databases=" + databases + ", maxClients=" + maxClients + ", workerThreads=" + workerThreads
-        + ", ioThreads=" + ioThreads + ", readThreads=" + readThreads + ", ioSpinMicros=" + ioSpinMicros + ", protoReadTimeoutSeconds=" + protoReadTimeoutSeconds
-        + ", queryBufferBudget=" + queryBufferBudget + ", blockCacheBytes=" + blockCacheBytes
-        + ", writeBufferBytes=" + writeBufferBytes + ", checkpointIntervalSeconds="
-        + checkpointIntervalSeconds + ", checkpointLogBytes=" + checkpointLogBytes + "]";
+    StringBuilder b = new StringBuilder("ServerConfig[");
+    for (Setting<?> s : SETTINGS) {
+      if (b.length() > "ServerConfig[".length()) {
+        b.append(", ");
+      }
+      b.append(s.key()).append('=').append(shown(s));
+    }
+    return b.append(']').toString();
+  }
+
+  private <T> String shown(Setting<T> s) {
+    T v = get(s);
+    if (v == null) {
+      return "none";
+    }
+    return s.secret() ? "***" : s.format(v);
   }
 
   /**
@@ -218,31 +367,9 @@ public record ServerConfig(
     return out;
   }
 
-  /** Collects settings by key; {@link #build()} validates. Thread safety: confined. */
+  /** Collects settings, each validated as it is set; unset ones keep their defaults. Thread safety: confined. */
   public static final class Builder {
-    private Path dataDir = Path.of("data");
-    private String bind = "127.0.0.1";
-    private int respPort = 6379;
-    private int httpPort = 8080;
-    private int thriftPort = 9090;
-    private String defaultEngine;
-    private Durability durability = Durability.SYNC;
-    private String password;
-    private String logLevel = "info";
-    private long protoMaxBulkLen = 512L * 1024 * 1024;
-    private int protoMaxMultibulkLen = 1024 * 1024;
-    private int databases = 16;
-    private int maxClients = 10_000;
-    private int workerThreads = 256;
-    private int ioThreads;
-    private int readThreads = -1;
-    private int ioSpinMicros = 50;
-    private int protoReadTimeoutSeconds = 60;
-    private long queryBufferBudget;
-    private long blockCacheBytes = StoreOptions.defaultBlockCacheBytes();
-    private long writeBufferBytes = StoreOptions.defaultWriteBufferBytes();
-    private long checkpointIntervalSeconds = StoreOptions.defaults().checkpointInterval().toSeconds();
-    private long checkpointLogBytes = StoreOptions.defaults().checkpointLogBytes();
+    private final Map<Setting<?>, Object> values = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -259,89 +386,38 @@ public record ServerConfig(
     }
 
     /**
-     * Sets one setting by its key.
+     * Sets one setting by its key, from its text.
      *
-     * @throws InvalidArgumentException for an unknown key or a value of the wrong form
+     * @throws InvalidArgumentException for an unknown key, or naming the key and the value for a
+     *     malformed or invalid value
      */
     public Builder set(String key, String value) {
-      String v = value == null ? "" : value.trim();
-      switch (key) {
-        case "data-dir" -> dataDir = Path.of(v);
-        case "bind" -> bind = v;
-        case "resp-port" -> respPort = (int) number(key, v, false);
-        case "http-port" -> httpPort = (int) number(key, v, false);
-        case "thrift-port" -> thriftPort = (int) number(key, v, false);
-        case "default-engine" -> defaultEngine = v.isEmpty() || v.equalsIgnoreCase("auto") ? null : v.toLowerCase(Locale.ROOT);
-        case "durability" -> durability = Durability.parse(v);
-        case "password" -> password = v.isEmpty() ? null : value;
-        case "log-level" -> logLevel = v.toLowerCase(Locale.ROOT);
-        case "proto-max-bulk-len" -> protoMaxBulkLen = number(key, v, true);
-        case "proto-max-multibulk-len" -> protoMaxMultibulkLen = (int) number(key, v, false);
-        case "databases" -> databases = (int) number(key, v, false);
-        case "maxclients" -> maxClients = (int) number(key, v, false);
-        case "worker-threads" -> workerThreads = (int) number(key, v, false);
-        case "io-threads" -> ioThreads = (int) number(key, v, false);
-        case "read-threads" -> readThreads = v.equalsIgnoreCase("auto") ? -1 : nonNegative(key, number(key, v, false));
-        case "io-spin-micros" -> ioSpinMicros = (int) number(key, v, false);
-        case "proto-read-timeout" -> protoReadTimeoutSeconds = (int) number(key, v, false);
-        case "query-buffer-budget" -> queryBufferBudget = number(key, v, true);
-        case "block-cache-size" -> blockCacheBytes = number(key, v, true);
-        case "write-buffer-budget" -> writeBufferBytes = number(key, v, true);
-        case "checkpoint-interval" -> checkpointIntervalSeconds = number(key, v, false);
-        case "checkpoint-log-size" -> checkpointLogBytes = number(key, v, true);
-        default -> throw new InvalidArgumentException(
-            "setting", "unknown key '" + key + "'; known keys: " + String.join(", ", KEYS));
+      Setting<?> s = setting(key);
+      if (s == null) {
+        throw new InvalidArgumentException(
+            "setting", "unknown key '" + key + "'; known keys: " + String.join(", ", BY_KEY.keySet()));
       }
+      values.put(s, s.parse(value));
       return this;
     }
 
+    /**
+     * Sets one setting to {@code value}.
+     *
+     * @throws InvalidArgumentException naming the setting and the value if it is invalid
+     */
+    public <T> Builder set(Setting<T> setting, T value) {
+      values.put(setting, setting.validate(value));
+      return this;
+    }
+
+    /** The configuration: the values set, every other setting at its default. */
     public ServerConfig build() {
-      return new ServerConfig(
-          dataDir, bind, respPort, httpPort, thriftPort, defaultEngine, durability, password, logLevel,
-          protoMaxBulkLen, protoMaxMultibulkLen, databases, maxClients, workerThreads, ioThreads,
-          readThreads, ioSpinMicros, protoReadTimeoutSeconds, queryBufferBudget, blockCacheBytes,
-          writeBufferBytes, checkpointIntervalSeconds, checkpointLogBytes);
-    }
-
-    /** {@code n}, which a key without an "auto" number must not give below 0. */
-    private static int nonNegative(String key, long n) {
-      if (n < 0) {
-        throw new InvalidArgumentException(key, "must be 'auto' or from 0 to 1024, was " + n);
+      Map<Setting<?>, Object> all = new HashMap<>();
+      for (Setting<?> s : SETTINGS) {
+        all.put(s, values.containsKey(s) ? values.get(s) : s.defaultValue());
       }
-      return (int) n;
-    }
-
-    /** An integer, or with {@code sizes} a byte size with an optional k/kb/m/mb/g/gb suffix (x1024). */
-    private static long number(String key, String v, boolean sizes) {
-      String s = v.toLowerCase(Locale.ROOT);
-      long unit = 1;
-      if (sizes) {
-        String[][] suffixes = {{"gb", "g"}, {"mb", "m"}, {"kb", "k"}};
-        long[] units = {1L << 30, 1L << 20, 1L << 10};
-        outer:
-        for (int i = 0; i < suffixes.length; i++) {
-          for (String suf : suffixes[i]) {
-            if (s.endsWith(suf)) {
-              s = s.substring(0, s.length() - suf.length()).trim();
-              unit = units[i];
-              break outer;
-            }
-          }
-        }
-      }
-      try {
-        long n = Long.parseLong(s);
-        if (sizes && n > Long.MAX_VALUE / unit) {
-          throw new NumberFormatException(v);
-        }
-        long result = n * unit;
-        if (!sizes && (result < Integer.MIN_VALUE || result > Integer.MAX_VALUE)) {
-          throw new NumberFormatException(v);
-        }
-        return result;
-      } catch (NumberFormatException e) {
-        throw new InvalidArgumentException(key, "'" + v + "' is not " + (sizes ? "a size" : "an integer"));
-      }
+      return new ServerConfig(Collections.unmodifiableMap(all));
     }
   }
 }

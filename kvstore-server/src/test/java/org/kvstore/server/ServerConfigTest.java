@@ -3,13 +3,20 @@ package org.kvstore.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Durability;
 import org.kvstore.InvalidArgumentException;
-import picocli.CommandLine;
 
 class ServerConfigTest {
   @TempDir Path dir;
@@ -57,7 +64,7 @@ class ServerConfigTest {
   void propertiesFile_andFlagsWin() throws Exception {
     Path f = Files.writeString(dir.resolve("s.properties"), "resp-port=7000\ndurability=none\n");
     ServerMain main = new ServerMain();
-    new CommandLine(main).parseArgs("--config", f.toString(), "--resp-port", "7001");
+    ServerMain.commandLine(main).parseArgs("--config", f.toString(), "--resp-port", "7001");
     ServerConfig c = main.config();
     assertThat(c.respPort()).isEqualTo(7001);
     assertThat(c.durability()).isEqualTo(Durability.NONE);
@@ -68,7 +75,7 @@ class ServerConfigTest {
     assertThat(ServerConfig.defaults().blockCacheBytes())
         .isEqualTo(Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4));
     ServerMain main = new ServerMain();
-    new CommandLine(main).parseArgs("--block-cache-size", "96m");
+    ServerMain.commandLine(main).parseArgs("--block-cache-size", "96m");
     assertThat(main.config().blockCacheBytes()).isEqualTo(96L << 20);
     assertThat(ServerConfig.builder().set("block-cache-size", "0").build().blockCacheBytes()).isZero();
     assertThatThrownBy(() -> ServerConfig.builder().set("block-cache-size", "-1").build())
@@ -80,7 +87,7 @@ class ServerConfigTest {
     assertThat(ServerConfig.defaults().writeBufferBytes())
         .isEqualTo(Math.max(8L << 20, Runtime.getRuntime().maxMemory() / 4));
     ServerMain main = new ServerMain();
-    new CommandLine(main).parseArgs("--write-buffer-budget", "300m");
+    ServerMain.commandLine(main).parseArgs("--write-buffer-budget", "300m");
     assertThat(main.config().writeBufferBytes()).isEqualTo(300L << 20);
     assertThat(ServerConfig.builder().set("write-buffer-budget", "0").build().writeBufferBytes()).isZero();
     assertThatThrownBy(() -> ServerConfig.builder().set("write-buffer-budget", "512k").build())
@@ -94,7 +101,7 @@ class ServerConfigTest {
         .isEqualTo(org.kvstore.StoreOptions.defaults().checkpointInterval().toSeconds());
     assertThat(d.checkpointLogBytes()).isEqualTo(org.kvstore.StoreOptions.defaults().checkpointLogBytes());
     ServerMain main = new ServerMain();
-    new CommandLine(main).parseArgs("--checkpoint-interval", "0", "--checkpoint-log-size", "1g");
+    ServerMain.commandLine(main).parseArgs("--checkpoint-interval", "0", "--checkpoint-log-size", "1g");
     assertThat(main.config().checkpointIntervalSeconds()).isZero();
     assertThat(main.config().checkpointLogBytes()).isEqualTo(1L << 30);
     assertThatThrownBy(() -> ServerConfig.builder().set("checkpoint-interval", "-5").build())
@@ -113,7 +120,7 @@ class ServerConfigTest {
     assertThat(d.eventLoops(8)).isEqualTo(4);
     assertThat(d.readHelpers(8)).isEqualTo(4);
     ServerMain main = new ServerMain();
-    new CommandLine(main).parseArgs("--io-threads", "3", "--read-threads", "0");
+    ServerMain.commandLine(main).parseArgs("--io-threads", "3", "--read-threads", "0");
     assertThat(main.config().eventLoops(2)).isEqualTo(3);
     assertThat(main.config().readHelpers(2)).isZero();
     ServerConfig explicit = ServerConfig.builder().set("io-threads", "2").set("read-threads", "auto").build();
@@ -136,5 +143,93 @@ class ServerConfigTest {
         .hasMessageContaining("durability");
     Path nested = Files.writeString(dir.resolve("n.yaml"), "bind:\n  - a\n");
     assertThatThrownBy(() -> ServerConfig.readFile(nested)).hasMessageContaining("single value");
+  }
+
+  @Test
+  void help_listsEverySettingWithItsLabelAndDefault() {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine cli = ServerMain.commandLine(new ServerMain());
+    cli.setOut(new PrintWriter(out));
+    assertThat(cli.execute("--help")).isZero();
+    // picocli wraps long descriptions; the text without line breaks is what a reader sees.
+    String help = out.toString().replaceAll("\\s+", " ");
+    assertThat(ServerConfig.SETTINGS).hasSize(23);
+    for (Setting<?> s : ServerConfig.SETTINGS) {
+      assertThat(help).as(s.key())
+          .contains(s.flag() + "=" + s.paramLabel())
+          .contains(s.help().replaceAll("\\s+", " ") + " (default: " + s.defaultText() + ")");
+    }
+    assertThat(help).contains("--config=FILE", "--help", "--version");
+  }
+
+  @Test
+  void docsTable_documentsEverySettingWithItsDefault_andNothingElse() throws Exception {
+    Path doc = Path.of("..", "docs", "server.md");
+    assertThat(doc).exists();
+    String text = Files.readString(doc);
+    int from = text.indexOf("## Flags and the configuration file");
+    assertThat(from).as("settings section of docs/server.md").isNotNegative();
+    int to = text.indexOf("\n## ", from + 1);
+    Pattern row = Pattern.compile("(?m)^\\| `--([a-z-]+)( [A-Z]+)?` \\| ([^|]*) \\|");
+    Map<String, String> documented = new LinkedHashMap<>();
+    Matcher m = row.matcher(text.substring(from, to < 0 ? text.length() : to));
+    while (m.find()) {
+      if (!m.group(1).equals("config")) {
+        assertThat(documented.put(m.group(1), m.group(3).replace("`", "").trim())).as("rows of " + m.group(1)).isNull();
+      }
+    }
+    List<String> keys = new ArrayList<>();
+    ServerConfig.SETTINGS.forEach(s -> keys.add(s.key()));
+    assertThat(documented.keySet()).as("documented settings, in declaration order").containsExactlyElementsOf(keys);
+    for (Setting<?> s : ServerConfig.SETTINGS) {
+      String cell = documented.get(s.key());
+      // The declared default, optionally followed by a note in parentheses.
+      assertThat(cell.equals(s.defaultText()) || cell.startsWith(s.defaultText() + " ("))
+          .as("default of %s in docs/server.md is '%s', declared '%s'", s.key(), cell, s.defaultText()).isTrue();
+    }
+  }
+
+  @Test
+  void everyFlag_setsItsSetting_andTheDefaultTextReadsBackAsTheDefault() {
+    for (Setting<?> s : ServerConfig.SETTINGS) {
+      roundTrip(s);
+    }
+  }
+
+  private static <T> void roundTrip(Setting<T> s) {
+    T def = s.defaultValue();
+    if (def == null) {
+      assertThat(s.defaultText()).as(s.key()).isIn("auto", "none");
+      return;
+    }
+    String text = s.format(def);
+    assertThat(s.parse(text)).as(s.key()).isEqualTo(def);
+    if (!s.defaultText().contains(" ")) {
+      assertThat(s.parse(s.defaultText())).as(s.key()).isEqualTo(def);
+    }
+    ServerMain main = new ServerMain();
+    ServerMain.commandLine(main).parseArgs(s.flag(), text);
+    assertThat(main.config().get(s)).as(s.key()).isEqualTo(def);
+  }
+
+  @Test
+  void badFlag_errorNamesTheFlagTheSettingAndTheValue() {
+    ServerMain main = new ServerMain();
+    ServerMain.commandLine(main).parseArgs("--databases", "0");
+    assertThatThrownBy(main::config)
+        .hasMessageContaining("--databases").hasMessageContaining("from 1 to 1000000").hasMessageContaining("'0'");
+    assertThatThrownBy(() -> ServerConfig.builder().set("io-spin-micros", "fast"))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("io-spin-micros").hasMessageContaining("'fast'");
+    assertThatThrownBy(() -> ServerConfig.builder().set(ServerConfig.RESP_PORT, 70000))
+        .hasMessageContaining("resp-port").hasMessageContaining("70000");
+  }
+
+  @Test
+  void password_isNeverShown_andBlankMeansNone() {
+    assertThat(ServerConfig.builder().set("password", " ").build().password()).isNull();
+    assertThat(ServerConfig.builder().set("password", " s3 ").build().password()).isEqualTo(" s3 ");
+    assertThat(ServerConfig.builder().set("password", "s3cret").build().toString())
+        .contains("password=***").doesNotContain("s3cret");
   }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.bplus.page.OverflowPage;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.LocalFileSystem;
+import org.kvstore.testkit.Blocked;
 
 class BufferPoolTest {
   private static final int PAGE = 4096;
@@ -155,12 +156,16 @@ class BufferPoolTest {
         }
       });
       assertThat(arrived.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      java.util.concurrent.CompletableFuture<Thread> waiterThread = new java.util.concurrent.CompletableFuture<>();
       java.util.concurrent.Future<Long> waiter = two.submit(() -> {
+        waiterThread.complete(Thread.currentThread());
         try (PinnedPage p = fresh.fetch(id).latchShared()) {
           return OverflowPage.chainId(p.data());
         }
       });
-      Thread.sleep(200); // the waiter pins the loading frame and waits for its latch
+      // The waiter pins the loading frame and waits for its latch, which the loader holds.
+      Blocked.awaitBlockedOn(waiterThread.get(10, java.util.concurrent.TimeUnit.SECONDS),
+          Blocked.ofClass(java.util.concurrent.locks.StampedLock.class), "the waiter waits for the frame's latch");
       release.countDown();
       assertThatThrownBy(() -> loader.get(10, java.util.concurrent.TimeUnit.SECONDS))
           .hasRootCauseMessage("injected read failure");

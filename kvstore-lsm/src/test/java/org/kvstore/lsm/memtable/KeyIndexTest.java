@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.kvstore.testkit.Seeds;
 
 class KeyIndexTest {
 
@@ -93,8 +94,9 @@ class KeyIndexTest {
         }
         return null;
       }));
+      long base = Seeds.seed("KeyIndexTest.keysPutBeforeALookup_areFound_whileTheTableGrows");
       for (int r = 0; r < 2; r++) {
-        int seed = r;
+        long seed = base + r;
         futures.add(pool.submit(() -> {
           start.await();
           java.util.Random rnd = new java.util.Random(seed);

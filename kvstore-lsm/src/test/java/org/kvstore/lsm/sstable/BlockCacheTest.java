@@ -15,6 +15,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.key.ValueKind;
+import org.kvstore.testkit.Seeds;
 
 /** The CLOCK block cache against a map model: exact hits, byte accounting, eviction, file drops. */
 class BlockCacheTest {
@@ -30,7 +31,7 @@ class BlockCacheTest {
 
   @Test
   void randomOperations_matchAModel() {
-    long seed = System.nanoTime();
+    long seed = Seeds.seed("BlockCacheTest.randomOperations_matchAModel");
     Random rnd = new Random(seed);
     long capacity = 256L << 10;
     BlockCache cache = new BlockCache(capacity);
@@ -110,8 +111,9 @@ class BlockCacheTest {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<?>> done = new ArrayList<>();
+      long base = Seeds.seed("BlockCacheTest.concurrentReadersAndWriters_neverSeeAnotherAddressesBlock");
       for (int t = 0; t < threads; t++) {
-        long seed = t;
+        long seed = base + t;
         done.add(pool.submit(() -> {
           Random rnd = new Random(seed);
           for (int op = 0; op < 100_000; op++) {
@@ -186,7 +188,7 @@ class BlockCacheTest {
 
   @Test
   void rowsAndBlocks_matchAModel_evenWithCollidingKeyHashes() {
-    long seed = System.nanoTime();
+    long seed = Seeds.seed("BlockCacheTest.rowsAndBlocks_matchAModel_evenWithCollidingKeyHashes");
     Random rnd = new Random(seed);
     long capacity = 128L << 10;
     BlockCache cache = new BlockCache(capacity, true);
