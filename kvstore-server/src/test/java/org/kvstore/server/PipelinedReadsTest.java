@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.kvstore.Durability;
+import org.kvstore.testkit.Seeds;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
@@ -35,7 +36,7 @@ class PipelinedReadsTest {
   @ParameterizedTest
   @EnumSource(value = Durability.class, names = {"SYNC", "PERIODIC"})
   void pipelinedReadsBetweenWrites_seeEveryEarlierWrite_inOrder(Durability durability) throws Exception {
-    long seed = System.nanoTime();
+    long seed = Seeds.seed("PipelinedReadsTest");
     int connections = 8;
     int rounds = durability == Durability.SYNC ? 40 : 120;
     ServerConfig config = TestServers.config(dir)

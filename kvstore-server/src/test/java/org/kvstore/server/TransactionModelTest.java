@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.testkit.Seeds;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Transaction;
 import redis.clients.jedis.commands.ProtocolCommand;
@@ -25,7 +26,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * semantics: every reply (inside EXEC's array too) and the table's final contents must match the
  * model. Keys come from a small set so that commands of one transaction keep meeting each other's
  * keys, and values include text so that INCR fails at run time. The seed is in every failure
- * message; {@code -Dkvstore.test.seed=N} replays one.
+ * message; {@code -Dkvstore.seed=N} replays one.
  */
 class TransactionModelTest {
   private static final int STEPS = "default".equals(TestServers.scale()) ? 400 : 4000;
@@ -52,7 +53,7 @@ class TransactionModelTest {
 
   @Test
   void randomTransactionsAndCommands_matchTheModel() {
-    long seed = Long.getLong("kvstore.test.seed", System.nanoTime());
+    long seed = Seeds.seed("TransactionModelTest");
     Random rnd = new Random(seed);
     TreeMap<String, String> model = new TreeMap<>();
     try (Jedis j = new Jedis("127.0.0.1", server.respPort())) {

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.kvstore.testkit.Seeds;
 
 /**
  * Random and mutated frames (T9/T10): no exception escapes the decoder, it never hangs, it holds no
@@ -24,8 +25,7 @@ class RespDecoderFuzzTest {
 
   @Test
   void randomAndMutatedFrames_neverEscapeOrHang() {
-    long seed = Long.getLong("kvstore.seed", System.nanoTime());
-    System.out.println("RespDecoderFuzzTest seed=" + seed + " frames=" + FRAMES);
+    long seed = Seeds.seed("RespDecoderFuzzTest (" + FRAMES + " frames)");
     Random rnd = new Random(seed);
     assertTimeoutPreemptively(Duration.ofSeconds(120), () -> run(rnd, seed));
   }
