@@ -57,6 +57,13 @@ class LinearizabilityCheckerTest {
   }
 
   @Test
+  void check_invocationAtTheSameInstantAsACompletion_countsAsConcurrent() {
+    ok(Command.SET, "a", 0, 10, true);
+    ok(Command.GET, null, 10, 20, null); // one clock tick cannot order them
+    assertThat(verdict()).isEqualTo(Verdict.LINEARIZABLE);
+  }
+
+  @Test
   void check_readOverlappingWrite_neverReturnsAValueNobodyWrote() {
     ok(Command.SET, "a", 0, 10, true);
     ok(Command.GET, null, 5, 15, "z");

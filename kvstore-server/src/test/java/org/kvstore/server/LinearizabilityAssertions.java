@@ -1,0 +1,37 @@
+package org.kvstore.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.kvstore.testkit.history.CheckResult;
+import org.kvstore.testkit.history.LinearizabilityChecker;
+import org.kvstore.testkit.history.Operation;
+
+/** Checks a history and, when it fails, keeps the failing keys' histories in target/reliability/. */
+final class LinearizabilityAssertions {
+  private LinearizabilityAssertions() {}
+
+  static void assertLinearizable(List<Operation> history, String run) throws IOException {
+    long start = System.nanoTime();
+    CheckResult result = LinearizabilityChecker.forRegisters().check(history);
+    System.out.printf("%s: %s (checked in %d ms)%n", run, result.report().lines().findFirst().orElse(""),
+        (System.nanoTime() - start) / 1_000_000);
+    if (!result.isLinearizable()) {
+      Set<String> failing = result.keys().stream().filter(k -> k.verdict() != CheckResult.Verdict.LINEARIZABLE)
+          .map(CheckResult.KeyResult::key).collect(Collectors.toSet());
+      long origin = history.isEmpty() ? 0 : history.get(0).invokeNanos();
+      String dump = history.stream().filter(op -> failing.contains(op.key()))
+          .map(op -> op.key() + " #" + op.id() + " " + op.describe(origin)).collect(Collectors.joining("\n"));
+      Path file = Path.of("target", "reliability", run.replaceAll("[^A-Za-z0-9_.-]", "_") + ".history.txt");
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, result.report() + "\n\nhistories of the failing keys:\n" + dump + "\n");
+      System.out.println(run + ": failing keys' histories in " + file.toAbsolutePath());
+    }
+    assertThat(result.verdict()).as("%s\n%s", run, result.report()).isEqualTo(CheckResult.Verdict.LINEARIZABLE);
+  }
+}
