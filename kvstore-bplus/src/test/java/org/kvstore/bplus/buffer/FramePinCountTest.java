@@ -6,7 +6,8 @@ import org.kvstore.testkit.RefCountContract;
 /**
  * {@link Frame}'s pin count under the kit's {@link RefCountContract}: readers pin with
  * {@link Frame#tryPin()}; the owner's release is the eviction's claim of an unpinned frame (the
- * compare-and-set of 0 to -1 that {@code BufferPool} makes when it picks a victim), retried until
+ * lock-out of an unpinned frame, {@link Frame#tryLockOut()}, that {@code BufferPool} makes when it
+ * picks a victim), retried until
  * the pins are gone; freeing is that claim.
  */
 public class FramePinCountTest extends RefCountContract {
@@ -25,7 +26,7 @@ public class FramePinCountTest extends RefCountContract {
 
   @Override
   protected void releaseOwner() {
-    while (!frame.pins.compareAndSet(0, -1)) {
+    while (!frame.tryLockOut()) {
       Thread.yield(); // pinned: a reader is inside use() and will unpin
     }
     evictions.incrementAndGet();
