@@ -25,8 +25,8 @@ public final class Lincheck {
   public static void modelCheck(Class<?> testClass, int threads, int actors) {
     TestScale scale = TestScale.current();
     ModelCheckingOptions options = new ModelCheckingOptions()
-        .iterations(scale.scaled(10))
-        .invocationsPerIteration(scale.isLongRun() ? 2_000 : 200)
+        .iterations(scale.scaled(5))
+        .invocationsPerIteration(scale.isLongRun() ? 2_000 : 100)
         .threads(threads)
         .actorsPerThread(actors)
         .actorsBefore(0)

@@ -5,14 +5,15 @@ import org.kvstore.testkit.RefCountContract;
 
 /**
  * {@link Frame}'s pin count under the kit's {@link RefCountContract}: readers pin with
- * {@link Frame#tryPin()}; the owner's release is the eviction's claim of an unpinned frame (the
- * lock-out of an unpinned frame, {@link Frame#tryLockOut()}, that {@code BufferPool} makes when it
- * picks a victim), retried until
- * the pins are gone; freeing is that claim.
+ * {@link Frame#tryPin()}; the owner's release is eviction, the lock-out of an unpinned frame
+ * ({@link Frame#tryLockOut()}) that {@code BufferPool} makes when it picks a victim. A pinned frame
+ * cannot be taken, so the release asks for the eviction and the last reader to unpin retries it (the
+ * pool's hand comes back later); freeing is the successful claim.
  */
 public class FramePinCountTest extends RefCountContract {
   private final Frame frame = new Frame(0, 64);
   private final AtomicInteger evictions = new AtomicInteger();
+  private volatile boolean evictionWanted;
 
   @Override
   protected boolean tryRef() {
@@ -22,14 +23,21 @@ public class FramePinCountTest extends RefCountContract {
   @Override
   protected void unref() {
     frame.unpin();
+    if (evictionWanted) {
+      tryEvict();
+    }
   }
 
   @Override
   protected void releaseOwner() {
-    while (!frame.tryLockOut()) {
-      Thread.yield(); // pinned: a reader is inside use() and will unpin
+    evictionWanted = true;
+    tryEvict();
+  }
+
+  private void tryEvict() {
+    if (frame.tryLockOut()) {
+      evictions.incrementAndGet();
     }
-    evictions.incrementAndGet();
   }
 
   @Override
