@@ -75,9 +75,8 @@ final class RocksDbAdapter implements StoreAdapter {
     int n = 0;
     try (RocksIterator it = db.newIterator(readOptions)) {
       for (it.seek(from); it.isValid() && n < count; it.next()) {
-        if (it.value().length >= 0) {
-          n++;
-        }
+        it.value(); // copied out of RocksDB, as the other stores' scans return each value
+        n++;
       }
     }
     return n;

@@ -1,5 +1,6 @@
 package org.kvstore.bplus;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.function.LongSupplier;
 import org.kvstore.bplus.buffer.BufferPool;
@@ -27,7 +28,8 @@ final class PageFileCheckpointer {
   private final Object checkpointLock = new Object();
   private volatile long checkpointSeq;
   private volatile long persistedLsn;
-  private IOException failure; // guarded by checkpointLock
+  @GuardedBy("checkpointLock")
+  private IOException failure;
 
   PageFileCheckpointer(
       PageFile file, BufferPool pool, BPlusTree tree, CheckpointGate gate, LongSupplier appliedLsn,

@@ -1,5 +1,6 @@
 package org.kvstore.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ public final class StoreCatalog {
   private final PropertySpec<Durability> durabilitySpec;
 
   private final ReentrantLock ddlLock = new ReentrantLock();
-  /** Guarded by ddlLock. */
+  @GuardedBy("ddlLock")
   private CatalogState state = CatalogState.empty();
   /** db -> table -> open table; changed under ddlLock, read lock-free. */
   private final Map<String, Map<String, StoreTable>> open = new ConcurrentHashMap<>();

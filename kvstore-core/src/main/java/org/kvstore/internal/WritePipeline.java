@@ -1,5 +1,6 @@
 package org.kvstore.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ConcurrentSkipListSet;
@@ -44,7 +45,7 @@ public final class WritePipeline {
   static final int CHUNKED_APPLY_MIN = 64;
 
   private final ReentrantLock orderLock = new ReentrantLock();
-  /** Guarded by orderLock. */
+  @GuardedBy("orderLock")
   private long lastLsn;
   private final ConcurrentSkipListSet<Long> inflight = new ConcurrentSkipListSet<>();
   private volatile CommitLog log = CommitLog.NONE;

@@ -59,10 +59,25 @@ final class GroupCommitter {
   /** Followers spin (yielding) only while a round takes at most this long; slower rounds: park at once. */
   static final long MAX_SPIN_ROUND_NANOS = 500_000;
 
+  /** Followers spin only while the recent round took at most this long. */
+  private final long maxSpinRoundNanos;
   private final AtomicBoolean leading = new AtomicBoolean();
   /** Moving average of a round's duration. Written by the leader only. */
   private volatile long roundNanos = MAX_SPIN_ROUND_NANOS + 1;
   private final AtomicReference<Waiter> waiters = new AtomicReference<>();
+
+  GroupCommitter() {
+    this(MAX_SPIN_ROUND_NANOS);
+  }
+
+  /**
+   * With followers spinning only after rounds of at most {@code maxSpinRoundNanos} (a negative
+   * value: never spinning, always parking; the interleaving tests use it, since spinning on the
+   * clock is not something a model checker can replay).
+   */
+  GroupCommitter(long maxSpinRoundNanos) {
+    this.maxSpinRoundNanos = maxSpinRoundNanos;
+  }
 
   /**
    * Wakes the followers the round covered, and one that it did not, to lead the next round; the
@@ -108,7 +123,7 @@ final class GroupCommitter {
    */
   private boolean spinUntil(long target, LongSupplier done) {
     long round = roundNanos;
-    if (round > MAX_SPIN_ROUND_NANOS) {
+    if (round > maxSpinRoundNanos) {
       return false;
     }
     long deadline = System.nanoTime() + 2 * round;

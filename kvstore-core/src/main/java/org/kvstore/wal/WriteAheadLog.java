@@ -1,5 +1,6 @@
 package org.kvstore.wal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -61,17 +62,21 @@ public final class WriteAheadLog implements CommitLog {
   private final GroupCommitter writers = new GroupCommitter();
   private final GroupCommitter syncers = new GroupCommitter();
 
-  /** Guarded by writeLock. */
+  @GuardedBy("writeLock")
   private WalWriter writer;
-  /** Segment number -> first LSN, of every live segment. Guarded by writeLock. */
+  /** Segment number -> first LSN, of every live segment. */
+  @GuardedBy("writeLock")
   private final TreeMap<Long, Long> segments;
-  /** Retired (rolled) segment writers still open. Guarded by writeLock. */
+  /** Retired (rolled) segment writers still open. */
+  @GuardedBy("writeLock")
   private final Map<Long, WalWriter> retired = new TreeMap<>();
-  /** Groups whose write failed and was undone: [fromLsn, toLsn] with the error. Guarded by writeLock. */
+  /** Groups whose write failed and was undone: [fromLsn, toLsn] with the error. */
+  @GuardedBy("writeLock")
   private final ArrayDeque<FailedGroup> failedGroups = new ArrayDeque<>();
   /** Set once a group failed; from then on every writeUpTo checks the failed groups under the lock. */
   private volatile boolean anyFailedGroup;
-  /** Where {@link #drainLocked} encodes each record's payload before framing it. Guarded by writeLock. */
+  /** Where {@link #drainLocked} encodes each record's payload before framing it. */
+  @GuardedBy("writeLock")
   private ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private volatile long writtenLsn;
   private volatile long syncedLsn;
@@ -122,7 +127,9 @@ public final class WriteAheadLog implements CommitLog {
   }
 
   /** REQUIRES: writeLock. Creates a segment file with its header framed (not yet written). */
+  @GuardedBy("writeLock")
   private WalWriter createSegmentLocked(long number, long firstLsn) throws IOException {
+    assert writeLock.isHeldByCurrentThread();
     Path path = dir.resolve(WalFormat.segmentName(number));
     StorageFile f = fs.open(path, FileSystem.OpenMode.CREATE_NEW);
     try {
@@ -182,7 +189,9 @@ public final class WriteAheadLog implements CommitLog {
   }
 
   /** Frames and writes every pending record. REQUIRES: writeLock. */
+  @GuardedBy("writeLock")
   private void drainLocked() throws IOException {
+    assert writeLock.isHeldByCurrentThread();
     long first = -1;
     long last = -1;
     long before = writer.size();
@@ -202,7 +211,7 @@ public final class WriteAheadLog implements CommitLog {
           rollLocked(p.lsn());
           before = writer.size();
         }
-        writer.frame(encode(p), p.size(), false);
+        writer.frame(encodeLocked(p), p.size(), false);
         last = p.lsn();
       }
       if (last < 0) {
@@ -230,7 +239,9 @@ public final class WriteAheadLog implements CommitLog {
   }
 
   /** Encodes {@code p}'s payload into {@link #scratch} and returns its array. REQUIRES: writeLock. */
-  private byte[] encode(Pending p) {
+  @GuardedBy("writeLock")
+  private byte[] encodeLocked(Pending p) {
+    assert writeLock.isHeldByCurrentThread();
     if (scratch.capacity() < p.size() || (scratch.capacity() > SCRATCH_BYTES << 6 && p.size() <= SCRATCH_BYTES)) {
       // grown for this record, or given back after a huge one
       scratch = ByteBuffer.allocate(Math.max(SCRATCH_BYTES, p.size())).order(ByteOrder.LITTLE_ENDIAN);
@@ -241,7 +252,9 @@ public final class WriteAheadLog implements CommitLog {
   }
 
   /** Syncs and retires the current segment and starts the next. REQUIRES: writeLock. */
+  @GuardedBy("writeLock")
   private void rollLocked(long firstLsn) throws IOException {
+    assert writeLock.isHeldByCurrentThread();
     WalWriter old = writer;
     old.sync(); // older segments are always complete on disk: damage there is never a torn tail
     retired.put(old.segmentNumber(), old);

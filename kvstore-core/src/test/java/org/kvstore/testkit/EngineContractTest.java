@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,11 +22,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.ArgumentsProvider;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 import org.kvstore.Cursor;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStore;
@@ -44,6 +51,8 @@ import org.kvstore.WriteBatch;
 public abstract class EngineContractTest {
   protected static final String DB = "kit";
   protected static final String TABLE = "t";
+  /** The table of the randomized model test, created with the option set under test. */
+  protected static final String MODEL_TABLE = "model";
 
   @TempDir protected Path dir;
   protected KVStore store;
@@ -517,28 +526,58 @@ public abstract class EngineContractTest {
 
   // ---- randomized differential test ----
 
-  @Test
+  /**
+   * The configurations the randomized model test runs with, one test each. By default one set, the
+   * table under test's {@link #tableProperties()}; an engine adds the option combinations that
+   * reach its other code paths (small buffers that force flushes and compactions, say).
+   */
+  protected List<EngineOptionSet> optionMatrix() {
+    return List.of(EngineOptionSet.of("tableProperties", tableProperties()));
+  }
+
+  /** Feeds the parameterized test the option matrix of the engine test being run. */
+  static final class OptionMatrix implements ArgumentsProvider {
+    @Override
+    public Stream<? extends Arguments> provideArguments(ExtensionContext context) throws Exception {
+      // The matrix is an instance method (it may build on tableProperties()), and a parameterized
+      // test's arguments are needed before its instance exists: ask a throwaway instance.
+      Constructor<?> ctor = context.getRequiredTestClass().getDeclaredConstructor();
+      ctor.setAccessible(true);
+      EngineContractTest kit = (EngineContractTest) ctor.newInstance();
+      return kit.optionMatrix().stream().map(Arguments::of);
+    }
+  }
+
+  /**
+   * Random puts, removes, reads, multi-gets, batches, scans, flushes and reopens of a table with the
+   * option set's properties, each result checked against a {@link TreeMap} model (leveldb's
+   * {@code DBTest.Randomized}). The seed is printed; {@code -Dkvstore.seed=N} replays a run.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ArgumentsSource(OptionMatrix.class)
   @Timeout(600)
-  void randomized_operationsMatchTreeMapModel() {
-    long seed = Seeds.seed(getClass().getSimpleName() + ".randomized");
+  void randomized_operationsMatchTreeMapModel(EngineOptionSet options) {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".randomized[" + options.name() + "]");
     Random rnd = new Random(seed);
+    store.createTable(DB, MODEL_TABLE, engineName(), options.properties());
+    Table t = store.table(DB, MODEL_TABLE);
     TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
-    int ops = TestScale.current().scaled(100_000);
+    int ops = TestScale.current().scaled(options.operations());
     int keySpace = 5_000;
-    boolean durable = durable();
+    boolean durable = store.tableInfo(DB, MODEL_TABLE).durability() != null;
     try {
       for (int op = 0; op < ops; op++) {
         int kind = rnd.nextInt(100);
         byte[] key = randomKey(rnd, keySpace);
         if (kind < 45) {
           byte[] value = randomValue(rnd);
-          table.put(key, value);
+          t.put(key, value);
           model.put(key, value);
         } else if (kind < 60) {
-          boolean existed = table.remove(key);
+          boolean existed = t.remove(key);
           assertThat(existed).as("remove(%s) at op %d", hex(key), op).isEqualTo(model.remove(key) != null);
         } else if (kind < 80) {
-          byte[] got = rnd.nextBoolean() ? table.get(key) : table.getReadOnly(key);
+          byte[] got = rnd.nextBoolean() ? t.get(key) : t.getReadOnly(key);
           assertThat(got).as("get(%s) at op %d", hex(key), op).isEqualTo(model.get(key));
         } else if (kind < 85) {
           byte[][] keys = new byte[1 + rnd.nextInt(24)][];
@@ -546,7 +585,7 @@ public abstract class EngineContractTest {
             keys[i] = i > 0 && rnd.nextInt(8) == 0 ? keys[rnd.nextInt(i)] : randomKey(rnd, keySpace);
           }
           byte[][] values = new byte[keys.length][];
-          table.multiGetReadOnly(keys, values);
+          t.multiGetReadOnly(keys, values);
           for (int i = 0; i < keys.length; i++) {
             assertThat(values[i]).as("multiGet key %d of %d (%s) at op %d", i, keys.length, hex(keys[i]), op)
                 .isEqualTo(model.get(keys[i]));
@@ -565,12 +604,12 @@ public abstract class EngineContractTest {
               model.remove(k);
             }
           }
-          table.write(batch);
+          t.write(batch);
         } else if (kind < 99) {
           byte[] from = rnd.nextInt(5) == 0 ? null : randomKey(rnd, keySpace);
           byte[] to = rnd.nextInt(5) == 0 ? null : randomKey(rnd, keySpace);
           int limit = rnd.nextInt(3) == 0 ? 0 : 1 + rnd.nextInt(50);
-          List<Map.Entry<byte[], byte[]>> got = scanAll(table, from, to, limit);
+          List<Map.Entry<byte[], byte[]>> got = scanAll(t, from, to, limit);
           List<byte[]> expected = expectedKeys(model, from, to, limit);
           assertThat(got).as("scan size at op %d", op).hasSize(expected.size());
           for (int i = 0; i < expected.size(); i++) {
@@ -580,23 +619,27 @@ public abstract class EngineContractTest {
         } else if (rnd.nextInt(20) == 0) {
           if (durable && rnd.nextBoolean()) {
             reopen();
+            t = store.table(DB, MODEL_TABLE);
           } else {
-            table.flush();
+            t.flush();
           }
         }
       }
-      assertFullScanEquals(model);
+      assertFullScanEquals(t, model);
+      options.afterRun().accept(t);
       if (durable) {
         reopen();
-        assertFullScanEquals(model);
+        t = store.table(DB, MODEL_TABLE);
+        assertFullScanEquals(t, model);
       }
     } catch (AssertionError | RuntimeException e) {
-      throw new AssertionError("randomized test failed with seed " + seed + " (reproduce with -Dkvstore.seed=" + seed + "): " + e.getMessage(), e);
+      throw new AssertionError("randomized test [" + options.name() + "] failed with seed " + seed
+          + " (reproduce with -Dkvstore.seed=" + seed + "): " + e.getMessage(), e);
     }
   }
 
-  private void assertFullScanEquals(TreeMap<byte[], byte[]> model) {
-    List<Map.Entry<byte[], byte[]>> all = scanAll(table, null, null, 0);
+  private static void assertFullScanEquals(Table t, TreeMap<byte[], byte[]> model) {
+    List<Map.Entry<byte[], byte[]>> all = scanAll(t, null, null, 0);
     assertThat(all).hasSize(model.size());
     int i = 0;
     for (Map.Entry<byte[], byte[]> e : model.entrySet()) {

@@ -41,6 +41,7 @@ public abstract class KeksDbSampleContract {
   }
 
   /** The sample's body, as in the seed, names adapted. */
+  @SuppressWarnings("ArrayToString") // the sample prints its missing values, which are null arrays
   private void ex1(Path dir) {
     try (KVStore kvStore = new KVStore(dir.toFile())) {
       // creating db

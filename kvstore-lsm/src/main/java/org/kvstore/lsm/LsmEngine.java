@@ -1,5 +1,6 @@
 package org.kvstore.lsm;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.List;
 import org.kvstore.lsm.sstable.BlockCache;
@@ -27,8 +28,10 @@ public final class LsmEngine implements TableEngine {
   public static final String NAME = "lsm";
 
   /** Guarded by {@code this}. */
+  @GuardedBy("this")
   private SharedBlockCache sharedCache;
   /** Guarded by {@code this}. */
+  @GuardedBy("this")
   private WriteBufferBudget budget;
 
   @Override

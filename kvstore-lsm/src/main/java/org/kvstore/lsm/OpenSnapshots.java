@@ -1,5 +1,6 @@
 package org.kvstore.lsm;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,7 +20,8 @@ final class OpenSnapshots {
   /** What {@link #oldest()} returns when no cursor is open. */
   static final long NONE = Long.MAX_VALUE;
 
-  /** Guarded by {@code this}: snapshot sequence number to the number of cursors open on it. */
+  /** Snapshot sequence number to the number of cursors open on it. */
+  @GuardedBy("this")
   private final TreeMap<Long, Integer> open = new TreeMap<>();
   private volatile long oldest = NONE;
 

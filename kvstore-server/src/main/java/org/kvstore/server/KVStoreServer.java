@@ -1,5 +1,6 @@
 package org.kvstore.server;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -55,6 +56,7 @@ public final class KVStoreServer implements AutoCloseable {
   private final List<ProtocolServer> servers;
   private final RespCommandExecutor executor;
   private final RespProtocolServer resp;
+  @GuardedBy("this")
   private boolean closed;
 
   private KVStoreServer(

@@ -1,5 +1,6 @@
 package org.kvstore.bplus.buffer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -45,9 +46,11 @@ public final class BufferPool {
   private final ConcurrentHashMap<Long, Frame> byPage;
   private final Frame[] frames;
   private final ReentrantLock clockLock = new ReentrantLock();
-  // Guarded by clockLock.
+  @GuardedBy("clockLock")
   private int allocated;
+  @GuardedBy("clockLock")
   private int hand;
+  @GuardedBy("clockLock")
   private final ArrayDeque<Frame> freeFrames = new ArrayDeque<>();
 
   private final LongAdder hits = new LongAdder();
@@ -238,6 +241,7 @@ public final class BufferPool {
   }
 
   /** Moves the hand to a frame it can take (pins set to -1), or returns null after two sweeps. */
+  @GuardedBy("clockLock")
   private Frame pickVictimLocked() {
     assert clockLock.isHeldByCurrentThread();
     int n = allocated;

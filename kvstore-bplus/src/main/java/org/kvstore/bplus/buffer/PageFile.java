@@ -1,5 +1,6 @@
 package org.kvstore.bplus.buffer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -31,17 +32,27 @@ public final class PageFile implements AutoCloseable {
   private final StorageFile file;
   private final int pageSize;
 
-  // Guarded by this.
+  @GuardedBy("this")
   private long[] table;
+  @GuardedBy("this")
   private long logicalPages;
+  @GuardedBy("this")
   private long[] freeIds = new long[16];
+  @GuardedBy("this")
   private int freeIdCount;
+  @GuardedBy("this")
   private final BitSet used = new BitSet();
+  @GuardedBy("this")
   private BitSet protectedSlots = new BitSet();
+  @GuardedBy("this")
   private long[] durableTable;
+  @GuardedBy("this")
   private long[] durablePageTableSlots = new long[0];
+  @GuardedBy("this")
   private long fileSlots;
+  @GuardedBy("this")
   private int allocHint = PageFormat.META_SLOTS;
+  @GuardedBy("this")
   private long changes;
 
   private PageFile(StorageFile file, int pageSize) {
@@ -52,12 +63,14 @@ public final class PageFile implements AutoCloseable {
   /** A new, empty page file (logical id 1 is allocated for the root; the caller writes it). */
   public static PageFile create(StorageFile file, int pageSize) {
     PageFile pf = new PageFile(file, pageSize);
-    pf.table = new long[64];
-    pf.logicalPages = 1;
-    pf.durableTable = new long[1];
-    pf.fileSlots = PageFormat.META_SLOTS;
-    pf.used.set(0, PageFormat.META_SLOTS);
-    pf.protectedSlots.set(0, PageFormat.META_SLOTS);
+    synchronized (pf) { // not yet shared, so uncontended: held to write the guarded fields as elsewhere
+      pf.table = new long[64];
+      pf.logicalPages = 1;
+      pf.durableTable = new long[1];
+      pf.fileSlots = PageFormat.META_SLOTS;
+      pf.used.set(0, PageFormat.META_SLOTS);
+      pf.protectedSlots.set(0, PageFormat.META_SLOTS);
+    }
     return pf;
   }
 
@@ -69,54 +82,56 @@ public final class PageFile implements AutoCloseable {
   public static Opened open(StorageFile file, int pageSize) throws IOException {
     PageFile pf = new PageFile(file, pageSize);
     MetaPage meta = pf.readNewestMeta();
-    pf.fileSlots = Math.max(PageFormat.META_SLOTS, (file.size() + pageSize - 1) / pageSize);
-    long n = meta.logicalPages();
-    if (n < 1 || n > Integer.MAX_VALUE - 8) {
-      throw new CorruptionException(file.path(), meta.slot() * pageSize, "meta page: bad page count " + n);
-    }
-    pf.table = new long[(int) Math.max(64, n)];
-    pf.logicalPages = n;
-    long[] ptSlots = new long[16];
-    int ptCount = 0;
-    long slot = meta.pageTableHead();
-    long expectFirst = 1;
-    byte[] buf = new byte[pageSize];
-    while (slot != 0) {
-      if (slot < PageFormat.META_SLOTS || slot >= pf.fileSlots) {
-        throw new CorruptionException(file.path(), slot * pageSize, "page table points at slot " + slot + " outside the file");
+    synchronized (pf) { // not yet shared, so uncontended: held to write the guarded fields as elsewhere
+      pf.fileSlots = Math.max(PageFormat.META_SLOTS, (file.size() + pageSize - 1) / pageSize);
+      long n = meta.logicalPages();
+      if (n < 1 || n > Integer.MAX_VALUE - 8) {
+        throw new CorruptionException(file.path(), meta.slot() * pageSize, "meta page: bad page count " + n);
       }
-      pf.readSlot(slot, buf);
-      PageFormat.verify(buf, file.path(), slot, PageType.PAGE_TABLE, slot);
-      long first = PageTablePage.firstLogical(buf);
-      int count = PageTablePage.count(buf);
-      if (first != expectFirst || count < 0 || count > PageTablePage.capacity(pageSize) || first + count > n) {
-        throw new CorruptionException(file.path(), slot * pageSize, "page table page (slot " + slot + ") out of sequence");
-      }
-      for (int i = 0; i < count; i++) {
-        long s = PageTablePage.entry(buf, i);
-        if (s != 0 && (s < PageFormat.META_SLOTS || s >= pf.fileSlots)) {
-          throw new CorruptionException(file.path(), slot * pageSize, "page table entry for page " + (first + i) + " names slot " + s + " outside the file");
+      pf.table = new long[(int) Math.max(64, n)];
+      pf.logicalPages = n;
+      long[] ptSlots = new long[16];
+      int ptCount = 0;
+      long slot = meta.pageTableHead();
+      long expectFirst = 1;
+      byte[] buf = new byte[pageSize];
+      while (slot != 0) {
+        if (slot < PageFormat.META_SLOTS || slot >= pf.fileSlots) {
+          throw new CorruptionException(file.path(), slot * pageSize, "page table points at slot " + slot + " outside the file");
         }
-        pf.table[(int) (first + i)] = s;
+        pf.readSlot(slot, buf);
+        PageFormat.verify(buf, file.path(), slot, PageType.PAGE_TABLE, slot);
+        long first = PageTablePage.firstLogical(buf);
+        int count = PageTablePage.count(buf);
+        if (first != expectFirst || count < 0 || count > PageTablePage.capacity(pageSize) || first + count > n) {
+          throw new CorruptionException(file.path(), slot * pageSize, "page table page (slot " + slot + ") out of sequence");
+        }
+        for (int i = 0; i < count; i++) {
+          long s = PageTablePage.entry(buf, i);
+          if (s != 0 && (s < PageFormat.META_SLOTS || s >= pf.fileSlots)) {
+            throw new CorruptionException(file.path(), slot * pageSize, "page table entry for page " + (first + i) + " names slot " + s + " outside the file");
+          }
+          pf.table[(int) (first + i)] = s;
+        }
+        expectFirst = first + count;
+        if (ptCount == ptSlots.length) {
+          ptSlots = Arrays.copyOf(ptSlots, ptCount * 2);
+        }
+        ptSlots[ptCount++] = slot;
+        slot = PageTablePage.next(buf);
       }
-      expectFirst = first + count;
-      if (ptCount == ptSlots.length) {
-        ptSlots = Arrays.copyOf(ptSlots, ptCount * 2);
+      if (expectFirst != n && !(n == 1 && expectFirst == 1)) {
+        throw new CorruptionException(file.path(), meta.slot() * pageSize, "page table covers pages below " + expectFirst + ", the meta page says " + n);
       }
-      ptSlots[ptCount++] = slot;
-      slot = PageTablePage.next(buf);
-    }
-    if (expectFirst != n && !(n == 1 && expectFirst == 1)) {
-      throw new CorruptionException(file.path(), meta.slot() * pageSize, "page table covers pages below " + expectFirst + ", the meta page says " + n);
-    }
-    pf.durableTable = Arrays.copyOf(pf.table, (int) n);
-    pf.durablePageTableSlots = Arrays.copyOf(ptSlots, ptCount);
-    for (long id = n - 1; id >= 1; id--) {
-      if (pf.table[(int) id] == 0) {
-        pf.pushFreeIdLocked(id);
+      pf.durableTable = Arrays.copyOf(pf.table, (int) n);
+      pf.durablePageTableSlots = Arrays.copyOf(ptSlots, ptCount);
+      for (long id = n - 1; id >= 1; id--) {
+        if (pf.table[(int) id] == 0) {
+          pf.pushFreeIdLocked(id);
+        }
       }
+      pf.recomputeSlotsLocked(null, null);
     }
-    pf.recomputeSlotsLocked(null, null);
     return new Opened(pf, meta);
   }
 
@@ -215,7 +230,9 @@ public final class PageFile implements AutoCloseable {
     }
   }
 
+  @GuardedBy("this")
   private long allocateSlotLocked() {
+    assert Thread.holdsLock(this);
     int s = used.nextClearBit(allocHint);
     used.set(s);
     allocHint = s + 1;
@@ -249,7 +266,9 @@ public final class PageFile implements AutoCloseable {
     pushFreeIdLocked(id);
   }
 
+  @GuardedBy("this")
   private void pushFreeIdLocked(long id) {
+    assert Thread.holdsLock(this);
     if (freeIdCount == freeIds.length) {
       freeIds = Arrays.copyOf(freeIds, freeIdCount * 2);
     }
@@ -323,7 +342,9 @@ public final class PageFile implements AutoCloseable {
     recomputeSlotsLocked(snap, pageTableSlots);
   }
 
+  @GuardedBy("this")
   private void recomputeSlotsLocked(long[] snap, long[] ptSlots) {
+    assert Thread.holdsLock(this);
     if (snap != null) {
       durableTable = snap;
       durablePageTableSlots = ptSlots;

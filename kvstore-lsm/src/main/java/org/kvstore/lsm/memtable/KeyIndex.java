@@ -1,5 +1,6 @@
 package org.kvstore.lsm.memtable;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -35,7 +36,8 @@ final class KeyIndex<K> {
 
   /** The slots; replaced (never changed in place but for filling empty slots) when it grows. */
   private volatile Object[] table;
-  /** Keys held. Guarded by the monitor. */
+  /** Keys held. */
+  @GuardedBy("this")
   private int size;
 
   KeyIndex() {

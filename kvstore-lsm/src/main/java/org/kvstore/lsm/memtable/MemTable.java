@@ -1,5 +1,6 @@
 package org.kvstore.lsm.memtable;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -124,11 +125,14 @@ public final class MemTable {
    */
   private static final class Chain extends UserKey {
     volatile Version head;
-    /** The head's sequence number ({@code Long.MIN_VALUE} while empty). Guarded by the monitor. */
+    /** The head's sequence number ({@code Long.MIN_VALUE} while empty). */
+    @GuardedBy("this")
     private long headSeq = Long.MIN_VALUE;
-    /** Versions linked. Guarded by the monitor. */
+    /** Versions linked. */
+    @GuardedBy("this")
     private int count;
-    /** {@link #VERSION_OVERHEAD} plus value bytes, summed over the versions linked. Guarded by the monitor. */
+    /** {@link #VERSION_OVERHEAD} plus value bytes, summed over the versions linked. */
+    @GuardedBy("this")
     private long bytes;
     /**
      * A point read of the newest version found this key ({@link #latestValue}): a flush puts such

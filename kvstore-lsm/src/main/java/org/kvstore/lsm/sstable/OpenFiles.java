@@ -1,5 +1,6 @@
 package org.kvstore.lsm.sstable;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.kvstore.io.FileSystem;
@@ -28,6 +29,7 @@ public final class OpenFiles implements AutoCloseable {
   /** Open handles; reads look up without a lock, opens and evictions change it under the monitor. */
   private final java.util.concurrent.ConcurrentHashMap<Long, Handle> handles =
       new java.util.concurrent.ConcurrentHashMap<>();
+  @GuardedBy("this")
   private final java.util.Set<Resident> residents = new java.util.HashSet<>();
   private volatile long epoch;
   private volatile boolean closed;
@@ -111,7 +113,9 @@ public final class OpenFiles implements AutoCloseable {
     }
   }
 
+  @GuardedBy("this")
   private void trimLocked(Handle keep) {
+    assert Thread.holdsLock(this);
     while (handles.size() > maxOpen) {
       Handle victim = null;
       for (Handle x : handles.values()) {

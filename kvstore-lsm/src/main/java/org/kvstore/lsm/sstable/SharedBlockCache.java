@@ -1,5 +1,6 @@
 package org.kvstore.lsm.sstable;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
@@ -276,9 +277,9 @@ public final class SharedBlockCache {
     private static final int MIN_SLOTS = 64;
     final long capacity;
     volatile Entry[] table = new Entry[MIN_SLOTS];
-    /** Guarded by the monitor. */
+    @GuardedBy("this")
     int count;
-    /** Guarded by the monitor. */
+    @GuardedBy("this")
     int hand;
     /** Written under the monitor; read without it for admission. */
     volatile long used;
@@ -316,6 +317,7 @@ public final class SharedBlockCache {
     }
 
     /** Requires the monitor. */
+    @GuardedBy("this")
     void put(Entry e) {
       Entry[] t = table;
       int i = find(t, e);
@@ -338,6 +340,7 @@ public final class SharedBlockCache {
     }
 
     /** Runs the CLOCK hand until the shard fits; never evicts {@code keep}. Requires the monitor. */
+    @GuardedBy("this")
     private void evictToCapacity(Entry keep) {
       Entry[] t = table;
       int mask = t.length - 1;
@@ -361,6 +364,7 @@ public final class SharedBlockCache {
      * Empties slot {@code i} and shifts later entries of its probe run back (no tombstones).
      * Requires the monitor.
      */
+    @GuardedBy("this")
     private void removeAt(Entry[] t, int i) {
       int mask = t.length - 1;
       long bytes = t[i].bytes;
@@ -387,6 +391,7 @@ public final class SharedBlockCache {
     }
 
     /** Requires the monitor. */
+    @GuardedBy("this")
     private Entry[] resize(int slots) {
       Entry[] old = table;
       Entry[] t = new Entry[slots];
@@ -401,6 +406,7 @@ public final class SharedBlockCache {
     }
 
     /** Removes the view's blocks of {@code fileNums} ({@code null}: all). Requires the monitor. */
+    @GuardedBy("this")
     void remove(BlockCache view, long[] fileNums) {
       Entry[] t = table;
       int i = 0;

@@ -1,5 +1,6 @@
 package org.kvstore.lsm.version;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -60,15 +61,15 @@ public final class VersionSet implements AutoCloseable {
   private final AtomicLong nextFileNum = new AtomicLong(1);
   private volatile Version current;
   private volatile long persistedLsn;
-  /** Guarded by lock. */
+  @GuardedBy("lock")
   private long lastSeqNum;
-  /** Guarded by lock. */
+  @GuardedBy("lock")
   private StorageFile manifest;
-  /** Guarded by lock. */
+  @GuardedBy("lock")
   private long manifestFileNum;
-  /** Guarded by lock. */
+  @GuardedBy("lock")
   private long manifestOffset;
-  /** Guarded by lock. */
+  @GuardedBy("lock")
   private IOException manifestFailure;
   private volatile boolean closed;
 
@@ -101,7 +102,9 @@ public final class VersionSet implements AutoCloseable {
     return vs;
   }
 
+  @GuardedBy("lock")
   private void recoverLocked() throws IOException {
+    assert lock.isHeldByCurrentThread();
     List<Map<Long, FileMetadata>> levels = new ArrayList<>();
     for (int i = 0; i < numLevels; i++) {
       levels.add(new LinkedHashMap<>());
@@ -176,7 +179,9 @@ public final class VersionSet implements AutoCloseable {
   }
 
   /** Writes a manifest holding the current state as one record and points CURRENT at it. */
+  @GuardedBy("lock")
   private void writeNewManifestLocked() throws IOException {
+    assert lock.isHeldByCurrentThread();
     long oldNum = manifestFileNum;
     StorageFile old = manifest;
     long num = nextFileNum.getAndIncrement();
