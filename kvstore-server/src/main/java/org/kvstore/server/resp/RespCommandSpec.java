@@ -5,13 +5,14 @@ import java.util.List;
 
 /**
  * One command: its name, Redis arity (n: exactly n arguments including the name; -n: at least n),
- * flags, documentation and handler.
+ * flags, documentation and handler, and its {@code id}: its index in the {@link RespCommandTable}
+ * (-1 before the table numbered it), by which {@link RespCommandStats} counts its calls.
  *
  * <p>Thread safety: immutable.
  */
 record RespCommandSpec(
     String name, int arity, int flags, String group, String summary,
-    int firstKey, int lastKey, int step, Handler handler) {
+    int firstKey, int lastKey, int step, Handler handler, int id) {
 
   /** Changes data: with sync durability it waits on an fsync, so it runs on a worker. */
   static final int WRITE = 1;
@@ -43,6 +44,11 @@ record RespCommandSpec(
   @FunctionalInterface
   interface Handler {
     RespMessage handle(RespSession session, RespRequest request);
+  }
+
+  /** This spec numbered {@code id}. */
+  RespCommandSpec withId(int newId) {
+    return new RespCommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, handler, newId);
   }
 
   boolean has(int flag) {
@@ -143,7 +149,7 @@ record RespCommandSpec(
     }
 
     RespCommandSpec handler(Handler h) {
-      return new RespCommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, h);
+      return new RespCommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, h, -1);
     }
   }
 }
