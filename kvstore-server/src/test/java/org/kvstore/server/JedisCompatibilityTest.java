@@ -320,6 +320,11 @@ class JedisCompatibilityTest {
           .hasMessage("ERR The bit argument must be 1 or 0.");
       assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITCOUNT"), "bits", "0"))
           .hasMessage("ERR syntax error");
+      // Redis 7.2 checks the arguments before it looks the key up (7.0 answered 0 for a missing key).
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITCOUNT"), "nokey", "0", "1", "foo"))
+          .hasMessage("ERR syntax error");
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITPOS"), "nokey", "0", "a"))
+          .hasMessage("ERR value is not an integer or out of range");
     }
   }
 
