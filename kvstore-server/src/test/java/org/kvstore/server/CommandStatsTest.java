@@ -128,6 +128,24 @@ class CommandStatsTest {
   }
 
   @Test
+  void containerCommands_countedBySubcommand() {
+    send("CLIENT", "SETNAME", "stats");
+    send("CLIENT", "GETNAME");
+    send("COMMAND", "COUNT");
+    assertThatThrownBy(() -> send("CLIENT", "NOSUCH")).hasMessageStartingWith("ERR unknown subcommand");
+    assertThatThrownBy(() -> send("CONFIG")).hasMessage("ERR wrong number of arguments for 'config' command");
+    assertThatThrownBy(() -> send("CLIENT", "SETNAME"))
+        .hasMessage("ERR wrong number of arguments for 'client|setname' command");
+    assertThat(cmdstats())
+        .containsEntry("client|setname", "calls=1,rejected_calls=1,failed_calls=0")
+        .containsEntry("client|getname", "calls=1,rejected_calls=0,failed_calls=0")
+        .containsEntry("command|count", "calls=1,rejected_calls=0,failed_calls=0")
+        .containsEntry("config", "calls=0,rejected_calls=1,failed_calls=0")
+        .doesNotContainKeys("client", "client|nosuch", "command");
+    assertThat(errorstat("ERR")).isEqualTo("count=3");
+  }
+
+  @Test
   void unknownCommand_countsOnlyTheError() {
     assertThatThrownBy(() -> send("ASDF")).hasMessageStartingWith("ERR unknown command");
     assertThat(errorstat("ERR")).isEqualTo("count=1");
@@ -195,7 +213,7 @@ class CommandStatsTest {
     assertThat(errorstat("ERR")).isEmpty();
     assertThat(totalErrorReplies()).isZero();
     // Only the RESETSTAT itself and the INFOs since.
-    assertThat(cmdstats().keySet()).containsOnly("config", "info");
+    assertThat(cmdstats().keySet()).containsOnly("config|resetstat", "info");
     assertThatThrownBy(() -> send("CONFIG", "RESETSTAT", "x"))
         .hasMessage("ERR wrong number of arguments for 'config|resetstat' command");
   }

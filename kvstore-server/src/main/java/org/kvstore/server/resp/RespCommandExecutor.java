@@ -42,6 +42,8 @@ import org.kvstore.server.command.WriteCoalescer;
  * {@link RespSession}.
  */
 public final class RespCommandExecutor {
+  private static final String WRONG_ARITY = "ERR wrong number of arguments ";
+
   private final Keyspace keyspace;
   private final ServerSettings settings;
   private final ClientRegistry clients = new ClientRegistry();
@@ -189,7 +191,7 @@ public final class RespCommandExecutor {
    * handed to the coalescer: counted as {@code n} calls taking that time together.
    */
   void setsWritten(int n, long elapsedNanos) {
-    stats.called(set, n, elapsedNanos);
+    stats.called(set.id(), n, elapsedNanos);
   }
 
   /** The reply to a coalesced plain SET: {@code +OK}, or the reply to its failure. */
@@ -197,7 +199,7 @@ public final class RespCommandExecutor {
     if (failure == null) {
       return RespMessage.OK;
     }
-    stats.failed(set);
+    stats.failed(set.id());
     return stats.errorReply(RespErrors.reply("set", failure, session));
   }
 
@@ -235,20 +237,21 @@ public final class RespCommandExecutor {
       if (tx != null) {
         tx.abort();
       }
-      return rejected(spec, "ERR wrong number of arguments for '" + name + "' command");
+      return rejected(spec.id(), WRONG_ARITY + "for '" + name + "' command");
     }
     if (!session.authenticated() && !spec.has(RespCommandSpec.NOAUTH)) {
-      return rejected(spec, "NOAUTH Authentication required.");
+      return rejected(stats.slot(spec, request), "NOAUTH Authentication required.");
     }
     if (tx != null && !spec.has(RespCommandSpec.NOT_QUEUED)) {
       String refused = tx.queue(spec, request);
-      return refused == null ? RespTransactionCommands.QUEUED : rejected(spec, refused);
+      return refused == null
+          ? RespTransactionCommands.QUEUED : rejected(stats.slot(spec, request), refused);
     }
     return invoke(session, spec, request);
   }
 
-  private RespMessage rejected(RespCommandSpec spec, String error) {
-    stats.rejected(spec);
+  private RespMessage rejected(int statsSlot, String error) {
+    stats.rejected(statsSlot);
     return stats.errorReply(new RespMessage.ErrorReply(error));
   }
 
@@ -265,11 +268,18 @@ public final class RespCommandExecutor {
     } catch (RuntimeException e) {
       reply = RespErrors.reply(spec.name(), e, session);
     }
-    stats.called(spec, 1, System.nanoTime() - start);
+    int slot = stats.slot(spec, request);
     if (reply instanceof RespMessage.ErrorReply error) {
-      stats.failed(spec);
       stats.errorReply(error);
+      if (!spec.subcommands().isEmpty() && error.text().startsWith(WRONG_ARITY)) {
+        // A subcommand's arity, checked by its container's handler: Redis checks it before the
+        // call, so it is a rejection.
+        stats.rejected(slot);
+        return reply;
+      }
+      stats.failed(slot);
     }
+    stats.called(slot, 1, System.nanoTime() - start);
     return reply;
   }
 
@@ -323,7 +333,7 @@ public final class RespCommandExecutor {
       }
       return;
     }
-    stats.called(get, keys.length, System.nanoTime() - start);
+    stats.called(get.id(), keys.length, System.nanoTime() - start);
     for (byte[] v : values) {
       out.add(RespMessage.bulkOrNull(v));
     }

@@ -60,10 +60,12 @@ final class RespServerCommands {
   List<RespCommandSpec> specs() {
     return List.of(
         command("command", -1).flags(SLOW).doc("server", "Returns detailed information about all commands.")
+            .subcommands("count", "info", "docs", "list")
             .handler(this::commandCommand),
         command("info", -1).flags(SLOW).doc("server", "Returns information and statistics about the server.")
             .handler(this::info),
         command("config", -2).flags(ADMIN).doc("server", "A container for server configuration commands.")
+            .subcommands("get", "set", "resetstat")
             .handler(this::config),
         command("dbsize", 1).flags(READONLY | SLOW).doc("server", "Returns the number of keys in the database (a scan).")
             .handler((s, r) -> RespMessage.integer(count(s.table(keyspace)))),
