@@ -129,6 +129,49 @@ def range_checks(r):
     equal(r.get("sr"), b"\x00\x00\x00x", "SETRANGE zero-pads")
 
 
+def bitmap_and_lcs_checks(r):
+    equal(r.setbit("bits", 7, 1), 0, "SETBIT of a missing key")
+    equal(r.setbit("bits", 7, 1), 1, "SETBIT returns the old bit")
+    equal(r.getbit("bits", 7), 1, "GETBIT")
+    equal(r.getbit("bits", 1000), 0, "GETBIT past the end")
+    equal(r.get("bits"), b"\x01", "value after SETBIT")
+    r.set("foobar", "foobar")
+    equal(r.bitcount("foobar"), 26, "BITCOUNT")
+    equal(r.bitcount("foobar", 1, 1), 6, "BITCOUNT 1 1")
+    equal(r.bitcount("foobar", 5, 30, "BIT"), 17, "BITCOUNT 5 30 BIT")
+    r.set("pos", b"\xff\xf0\x00")
+    equal(r.bitpos("pos", 0), 12, "BITPOS 0")
+    equal(r.bitpos("pos", 1, 2), -1, "BITPOS 1 2")
+    equal(r.bitpos("pos", 1, 7, 15, "BIT"), 7, "BITPOS 1 7 15 BIT")
+    e = raises(redis.ResponseError, r.setbit, "bits", -1, 1)
+    equal(str(e), "bit offset is not an integer or out of range", "SETBIT -1 error")
+    e = raises(redis.ResponseError, r.execute_command, "SETBIT", "bits", 0, 2)
+    equal(str(e), "bit is not an integer or out of range", "SETBIT bit 2 error")
+    e = raises(redis.ResponseError, r.setrange, "bits", 2 ** 63 - 1, "x")
+    equal(str(e), "string exceeds maximum allowed size (proto-max-bulk-len)", "SETRANGE far offset error")
+    equal(r.setrange("sr-empty", 5, ""), 0, "SETRANGE with an empty value")
+    equal(r.exists("sr-empty"), 0, "SETRANGE with an empty value creates nothing")
+    equal(r.execute_command("SUBSTR", "foobar", 1, 3), b"oob", "SUBSTR")
+    r.mset({"key1": "ohmytext", "key2": "mynewtext"})
+    equal(r.lcs("key1", "key2"), b"mytext", "LCS")
+    equal(r.lcs("key1", "key2", len=True), 6, "LCS LEN")
+    idx = r.lcs("key1", "key2", idx=True, minmatchlen=4, withmatchlen=True)
+    if isinstance(idx, list):  # RESP2: the map as a flat list
+        idx = dict(zip(idx[::2], idx[1::2]))
+    idx = {text(k): v for k, v in idx.items()}
+    equal(idx, {"matches": [[[4, 7], [5, 8], 4]], "len": 6}, "LCS IDX MINMATCHLEN 4 WITHMATCHLEN")
+    r.set("fl", "10.5")
+    equal(r.incrbyfloat("fl", 0.1), 10.6, "INCRBYFLOAT")
+    e = raises(redis.ResponseError, r.incrbyfloat, "fl", float("inf"))
+    equal(str(e), "increment would produce NaN or Infinity", "INCRBYFLOAT inf error")
+    stats = r.info("errorstats")
+    check(stats.get("errorstat_ERR", {}).get("count", 0) >= 4, "INFO errorstats: %r" % (stats,))
+    commands = r.info("commandstats")
+    setbit = commands.get("cmdstat_setbit", {})
+    check(setbit.get("calls", 0) >= 3 and setbit.get("failed_calls", 0) >= 2
+          and "usec_per_call" in setbit, "INFO commandstats cmdstat_setbit: %r" % (setbit,))
+
+
 def keyspace_checks(r):
     equal(r.flushdb(), True, "FLUSHDB")
     equal(r.dbsize(), 0, "DBSIZE after FLUSHDB")
@@ -346,6 +389,7 @@ def main(argv):
                 ("strings", lambda: string_checks(r)),
                 ("counters", lambda: counter_checks(r)),
                 ("ranges", lambda: range_checks(r)),
+                ("bitmaps and lcs", lambda: bitmap_and_lcs_checks(r)),
                 ("keyspace", lambda: keyspace_checks(r)),
                 ("databases", lambda: database_checks(host, port, protocol, r)),
                 ("server", lambda: server_checks(r)),

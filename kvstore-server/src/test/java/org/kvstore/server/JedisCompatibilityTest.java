@@ -22,9 +22,13 @@ import redis.clients.jedis.JedisPoolConfig;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.args.BitCountOption;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.BitPosParams;
+import redis.clients.jedis.params.LCSParams;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.resps.LCSMatchResult;
 import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.SafeEncoder;
 
@@ -237,7 +241,8 @@ class JedisCompatibilityTest {
         assertThat(user).as("a server that has run commands has used user CPU").isPositive();
         assertThat(user + sys).isLessThanOrEqualTo(Double.parseDouble(fields.get("kvstore_used_cpu_total")) + 0.05);
       }
-      assertThat(j.info("cpu")).startsWith("# Cpu\r\n").doesNotContain("# Server");
+      assertThat(j.info("cpu")).startsWith("# CPU\r\n").doesNotContain("# Server");
+      assertThat(j.info()).contains("# Errorstats").doesNotContain("# Commandstats");
       assertThat(j.info("nosuchsection")).isEmpty();
     }
   }
@@ -259,10 +264,110 @@ class JedisCompatibilityTest {
       j.set("text", "abc");
       assertThatThrownBy(() -> j.incrByFloat("text", 1)).hasMessage("ERR value is not a valid float");
       assertThatThrownBy(() -> floatReply(j, "g", " 1")).hasMessage("ERR value is not a valid float");
-      assertThatThrownBy(() -> floatReply(j, "g", "inf")).hasMessage("ERR value is not a valid float");
-      assertThatThrownBy(() -> floatReply(j, "g", "1e5000"))
+      // As Redis' strtold: infinity is a float (then refused as a result), 1e5000 overflows parsing.
+      assertThatThrownBy(() -> floatReply(j, "g", "inf"))
           .hasMessage("ERR increment would produce NaN or Infinity");
+      assertThatThrownBy(() -> floatReply(j, "g", "-Infinity"))
+          .hasMessage("ERR increment would produce NaN or Infinity");
+      assertThatThrownBy(() -> floatReply(j, "g", "nan")).hasMessage("ERR value is not a valid float");
+      assertThatThrownBy(() -> floatReply(j, "g", "1e5000")).hasMessage("ERR value is not a valid float");
       assertThat(j.get("g")).isEqualTo("1.5");
+      // Redis' long double, written with 17 decimals (answers of Redis 7.0.15 on x86-64).
+      j.set("h", "1");
+      assertThat(floatReply(j, "h", "1e-17")).isEqualTo("1.00000000000000001");
+      j.del("h");
+      assertThat(floatReply(j, "h", "1e30")).isEqualTo("1000000000000000000024696061952");
+      j.set("h", "10.6");
+      assertThat(floatReply(j, "h", "3.0e3")).isEqualTo("3010.60000000000000009");
+      j.set("h", "17179869184");
+      assertThat(j.incrByFloat("h", 1.5)).isEqualTo(17179869185.5);
+    }
+  }
+
+  /** SETBIT, GETBIT, BITCOUNT and BITPOS with Redis' examples and errors. */
+  @Test
+  void bitmaps_setGetCountAndFind() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.del("bits");
+      assertThat(j.setbit("bits", 7, true)).isFalse();
+      assertThat(j.setbit("bits", 7, true)).isTrue();
+      assertThat(j.getbit("bits", 7)).isTrue();
+      assertThat(j.getbit("bits", 100)).isFalse();
+      assertThat(j.get("bits")).isEqualTo("\u0001");
+      j.set("mykey", "foobar");
+      assertThat(j.bitcount("mykey")).isEqualTo(26);
+      assertThat(j.bitcount("mykey", 0, 0)).isEqualTo(4);
+      assertThat(j.bitcount("mykey", 1, 1)).isEqualTo(6);
+      assertThat(j.bitcount("mykey", 1, 1, BitCountOption.BYTE)).isEqualTo(6);
+      assertThat(j.bitcount("mykey", 5, 30, BitCountOption.BIT)).isEqualTo(17);
+      j.set("pos".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xff, (byte) 0xf0, 0});
+      assertThat(j.bitpos("pos", false)).isEqualTo(12);
+      j.set("pos".getBytes(StandardCharsets.UTF_8), new byte[] {0, (byte) 0xff, (byte) 0xf0});
+      assertThat(j.bitpos("pos", true, new BitPosParams(0))).isEqualTo(8);
+      assertThat(j.bitpos("pos", true, new BitPosParams(2))).isEqualTo(16);
+      assertThat(j.bitpos("pos", true, new BitPosParams(2, -1).modifier(BitCountOption.BYTE))).isEqualTo(16);
+      assertThat(j.bitpos("pos", true, new BitPosParams(7, 15).modifier(BitCountOption.BIT))).isEqualTo(8);
+      assertThat(j.bitpos("pos", true, new BitPosParams(7, -3).modifier(BitCountOption.BIT))).isEqualTo(8);
+      assertThat(j.bitpos("nokey", true)).isEqualTo(-1);
+      assertThat(j.bitpos("nokey", false)).isZero();
+      assertThatThrownBy(() -> j.setbit("bits", -1, true))
+          .hasMessage("ERR bit offset is not an integer or out of range");
+      assertThatThrownBy(() -> j.setbit("bits", 4L * 1024 * 1024 * 1024, true))
+          .hasMessage("ERR bit offset is not an integer or out of range");
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("SETBIT"), "bits", "1", "2"))
+          .hasMessage("ERR bit is not an integer or out of range");
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITPOS"), "bits", "2"))
+          .hasMessage("ERR The bit argument must be 1 or 0.");
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITCOUNT"), "bits", "0"))
+          .hasMessage("ERR syntax error");
+      // Redis 7.2 checks the arguments before it looks the key up (7.0 answered 0 for a missing key).
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITCOUNT"), "nokey", "0", "1", "foo"))
+          .hasMessage("ERR syntax error");
+      assertThatThrownBy(() -> j.sendCommand(() -> SafeEncoder.encode("BITPOS"), "nokey", "0", "a"))
+          .hasMessage("ERR value is not an integer or out of range");
+    }
+  }
+
+  /** LCS with Redis' documented example. */
+  @Test
+  void lcs_stringLenAndIdx() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.mset("key1", "ohmytext", "key2", "mynewtext");
+      assertThat(j.lcs("key1", "key2", LCSParams.LCSParams()).getMatchString()).isEqualTo("mytext");
+      assertThat(j.lcs("key1", "key2", LCSParams.LCSParams().len()).getLen()).isEqualTo(6);
+      LCSMatchResult idx = j.lcs("key1", "key2", LCSParams.LCSParams().idx().minMatchLen(4).withMatchLen());
+      assertThat(idx.getLen()).isEqualTo(6);
+      assertThat(idx.getMatches()).hasSize(1);
+      LCSMatchResult.MatchedPosition m = idx.getMatches().get(0);
+      assertThat(List.of(m.getA().getStart(), m.getA().getEnd(), m.getB().getStart(), m.getB().getEnd(), m.getMatchLen()))
+          .containsExactly(4L, 7L, 5L, 8L, 4L);
+      assertThat(j.lcs("key1", "key2", LCSParams.LCSParams().idx()).getMatches()).hasSize(2);
+      assertThatThrownBy(() -> j.lcs("key1", "key2", LCSParams.LCSParams().idx().len()))
+          .hasMessage("ERR If you want both the length and indexes, please just use IDX.");
+    }
+  }
+
+  /** GETRANGE, SUBSTR and SETRANGE at their edges, as Redis answers them. */
+  @Test
+  void rangeCommands_edgeCases() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.set("r", "Hello World");
+      assertThat(j.getrange("r", -4, -1)).isEqualTo("orld");
+      assertThat(j.getrange("r", 5, 3)).isEmpty();
+      assertThat(j.getrange("r", -5000, 10000)).isEqualTo("Hello World");
+      assertThat(j.getrange("r", 0, -100)).isEqualTo("H");
+      assertThat(j.getrange("r-missing", 0, 1)).isEmpty();
+      assertThat(j.substr("r", 0, 4)).isEqualTo("Hello");
+      assertThat(j.setrange("r-missing", 10, "")).isZero();
+      assertThat(j.exists("r-missing")).isFalse();
+      assertThat(j.setrange("r-pad", 3, "ab")).isEqualTo(5);
+      assertThat(j.get("r-pad")).isEqualTo("\0\0\0ab");
+      assertThatThrownBy(() -> j.setrange("r", 536870911, "ab"))
+          .hasMessage("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+      assertThatThrownBy(() -> j.setrange("r", Long.MAX_VALUE, "x"))
+          .hasMessage("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+      assertThatThrownBy(() -> j.setrange("r", -1, "x")).hasMessage("ERR offset is out of range");
+      assertThat(j.get("r")).isEqualTo("Hello World");
     }
   }
 

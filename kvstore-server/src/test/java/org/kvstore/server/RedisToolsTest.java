@@ -109,6 +109,31 @@ class RedisToolsTest {
     assertThat(cli(null, "--scan", "--pattern", "p*").out().lines().sorted().toList()).containsExactly("p1", "p2");
   }
 
+  /** The string family from redis-cli, as Redis 7 prints it (including LCS IDX's nested arrays). */
+  @Test
+  void stringFamily_bitsLcsRangesAndStats() throws Exception {
+    assumeInstalled("redis-cli");
+    String session = String.join("\n",
+        "setbit cli:bits 7 1", "getbit cli:bits 7", "bitcount cli:bits", "bitpos cli:bits 1",
+        "setbit cli:bits -1 1", "set cli:a ohmytext", "set cli:b mynewtext", "lcs cli:a cli:b",
+        "lcs cli:a cli:b idx minmatchlen 4 withmatchlen", "substr cli:a 0 1",
+        "setrange cli:a 9223372036854775807 x", "incrbyfloat cli:f 1e-17", "incrbyfloat cli:f inf", "");
+    Result r = cli(session, "--no-raw");
+    assertThat(r.exit()).as("%s", r).isZero();
+    assertThat(r.out()).isEqualTo(String.join("\n",
+        "(integer) 0", "(integer) 1", "(integer) 1", "(integer) 7",
+        "(error) ERR bit offset is not an integer or out of range", "OK", "OK", "\"mytext\"",
+        "1) \"matches\"", "2) 1) 1) 1) (integer) 4", "         2) (integer) 7",
+        "      2) 1) (integer) 5", "         2) (integer) 8", "      3) (integer) 4",
+        "3) \"len\"", "4) (integer) 6", "\"oh\"",
+        "(error) ERR string exceeds maximum allowed size (proto-max-bulk-len)",
+        "\"0.00000000000000001\"", "(error) ERR increment would produce NaN or Infinity", ""));
+    Result stats = cli(null, "INFO", "commandstats");
+    assertThat(stats.out()).containsPattern(
+        "cmdstat_setbit:calls=2,usec=\\d+,usec_per_call=\\d+\\.\\d\\d,rejected_calls=0,failed_calls=1\r?\n");
+    assertThat(cli(null, "INFO", "errorstats").out()).containsPattern("errorstat_ERR:count=\\d+");
+  }
+
   /** {@code redis-cli --stat} reads INFO fields by name and prints LONG_MIN for a missing one. */
   @Test
   void statMode_printsEveryColumn() throws Exception {

@@ -1,16 +1,11 @@
 package org.kvstore.server.command;
 
-import java.math.BigDecimal;
-import java.math.MathContext;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Integers as Redis reads and writes them: base-10, an optional '-', no '+', no spaces, no leading
- * zeros, within a signed 64-bit range (Redis' {@code string2ll}). Floats for INCRBYFLOAT: decimal
- * or exponent notation without spaces (Redis' {@code string2ld}), computed exactly in decimal and
- * written with at most 17 significant digits, no exponent and no trailing zeros, as Redis writes
- * its {@code long double} results ({@code 10.5 + 0.1} is {@code 10.6}, {@code 5.0e3} is {@code 5000}).
+ * zeros, within a signed 64-bit range (Redis' {@code string2ll}). Floats for INCRBYFLOAT are
+ * Redis' {@code long double}s: {@link LongDouble}.
  *
  * <p>Thread safety: stateless.
  */
@@ -40,37 +35,10 @@ public final class RedisNumbers {
   }
 
   public static final String NOT_FLOAT = "ERR value is not a valid float";
-  /** Redis' MAX_LONG_DOUBLE_CHARS: longer float strings are refused. */
-  private static final int MAX_FLOAT_CHARS = 5 * 1024;
-  /** About the largest long double: a result at or beyond it is Redis' infinity. */
-  private static final BigDecimal FLOAT_LIMIT = new BigDecimal("1e4932");
-  private static final MathContext FLOAT_DIGITS = new MathContext(17, RoundingMode.HALF_EVEN);
 
-  /** Parses a float strictly; throws {@code ERR value is not a valid float}. */
-  public static BigDecimal parseFloat(byte[] bytes) {
-    if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS) {
-      throw new CommandException(NOT_FLOAT);
-    }
-    for (byte b : bytes) {
-      if (!((b >= '0' && b <= '9') || b == '.' || b == '-' || b == '+' || b == 'e' || b == 'E')) {
-        throw new CommandException(NOT_FLOAT); // also spaces, "inf" and "nan"
-      }
-    }
-    try {
-      return new BigDecimal(new String(bytes, StandardCharsets.US_ASCII));
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new CommandException(NOT_FLOAT);
-    }
-  }
-
-  /** {@code value + by}, formatted as Redis does; throws when the result would be infinite. */
-  public static byte[] addFloat(BigDecimal value, BigDecimal by) {
-    BigDecimal sum = value.add(by).round(FLOAT_DIGITS);
-    if (sum.abs().compareTo(FLOAT_LIMIT) >= 0) {
-      throw new CommandException("ERR increment would produce NaN or Infinity");
-    }
-    String text = sum.signum() == 0 ? "0" : sum.stripTrailingZeros().toPlainString();
-    return text.getBytes(StandardCharsets.US_ASCII);
+  /** Parses a float as Redis does ({@link LongDouble#parse}); throws {@code ERR value is not a valid float}. */
+  public static LongDouble parseFloat(byte[] bytes) {
+    return LongDouble.parse(bytes);
   }
 
   public static byte[] toBytes(long v) {

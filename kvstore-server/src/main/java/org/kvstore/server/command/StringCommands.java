@@ -1,7 +1,7 @@
 package org.kvstore.server.command;
 
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -14,7 +14,7 @@ import org.kvstore.WriteBatch;
 /**
  * What the string commands do to a table, for every protocol: GET, SET (with its conditions),
  * SETNX, GETSET, GETDEL, DEL, EXISTS, MGET, MSET, MSETNX, the INCR family, INCRBYFLOAT, APPEND,
- * STRLEN, GETRANGE and SETRANGE. A front end parses its request into these arguments and encodes
+ * STRLEN, GETRANGE (SUBSTR), SETRANGE and LCS. A front end parses its request into these arguments and encodes
  * the result; nothing here knows a wire format.
  *
  * <p>Every read-modify-write (conditional SET, GETSET, GETDEL, SETNX, MSETNX, counters, APPEND,
@@ -32,10 +32,15 @@ import org.kvstore.WriteBatch;
  * <p>Thread safety: thread-safe.
  */
 public final class StringCommands {
+  static final String TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+
   private final PutWriter writer;
   private final long maxValueBytes;
 
-  /** {@code maxValueBytes}: the longest value APPEND and SETRANGE may make. */
+  /**
+   * {@code maxValueBytes}: the longest value APPEND and SETRANGE may make, and the most bytes LCS's
+   * table may take.
+   */
   public StringCommands(PutWriter writer, long maxValueBytes) {
     this.writer = writer;
     this.maxValueBytes = maxValueBytes;
@@ -174,16 +179,21 @@ public final class StringCommands {
   }
 
   /**
-   * INCRBYFLOAT: adds {@code by} to the decimal value of {@code key} (absent: 0) and returns the
-   * sum as it is stored (its text).
+   * INCRBYFLOAT: adds {@code by} to the value of {@code key} (absent: 0) as Redis adds its
+   * {@code long double}s ({@link LongDouble}) and returns the sum as it is stored (its text).
    *
-   * @throws CommandException when the value is not a valid float or the sum is not finite
+   * @throws CommandException when the value is not a valid float, or the sum would be infinite or
+   *     not a number (an infinite {@code by} always is)
    */
-  public byte[] incrementByFloat(Table t, byte[] key, BigDecimal by) {
+  public byte[] incrementByFloat(Table t, byte[] key, LongDouble by) {
     byte[][] result = new byte[1][];
     t.update(List.of(key), cur -> {
-      BigDecimal v = cur[0] == null ? BigDecimal.ZERO : RedisNumbers.parseFloat(cur[0]);
-      result[0] = RedisNumbers.addFloat(v, by);
+      LongDouble v = cur[0] == null ? LongDouble.ZERO : LongDouble.parse(cur[0]);
+      LongDouble sum = v.add(by);
+      if (sum.isInfinite()) {
+        throw new CommandException("ERR increment would produce NaN or Infinity");
+      }
+      result[0] = sum.toRedisString().getBytes(StandardCharsets.US_ASCII);
       return new WriteBatch().put(key, result[0]);
     });
     return result[0];
@@ -240,9 +250,11 @@ public final class StringCommands {
 
   /**
    * SETRANGE: overwrites the value from {@code offset} with {@code patch}, padding with zero bytes;
-   * returns the new length.
+   * returns the new length. An empty {@code patch} changes nothing (and creates no key): the reply
+   * is the current length.
    *
-   * @throws CommandException when {@code offset} is negative or the value would pass the size limit
+   * @throws CommandException when {@code offset} is negative or {@code offset + patch.length} would
+   *     pass the size limit
    */
   public long setRange(Table t, byte[] key, long offset, byte[] patch) {
     if (offset < 0) {
@@ -255,8 +267,8 @@ public final class StringCommands {
         length[0] = v == null ? 0 : v.length;
         return null;
       }
+      checkSize(offset, patch.length);
       long total = Math.max(v == null ? 0 : v.length, offset + patch.length);
-      checkSize(total);
       byte[] out = v == null ? new byte[(int) total] : Arrays.copyOf(v, (int) total);
       System.arraycopy(patch, 0, out, (int) offset, patch.length);
       length[0] = total;
@@ -265,9 +277,30 @@ public final class StringCommands {
     return length[0];
   }
 
+  /**
+   * LCS: the longest common subsequence of the values of {@code key1} and {@code key2} (absent:
+   * empty), with its runs of at least {@code minMatchLength} bytes.
+   *
+   * @throws CommandException when the table it needs exceeds the value size limit
+   */
+  public LongestCommonSubsequence longestCommonSubsequence(
+      Table t, byte[] key1, byte[] key2, long minMatchLength) {
+    byte[] a = t.getReadOnly(key1);
+    byte[] b = t.getReadOnly(key2);
+    return LongestCommonSubsequence.of(
+        a == null ? new byte[0] : a, b == null ? new byte[0] : b, minMatchLength, maxValueBytes);
+  }
+
   private void checkSize(long total) {
     if (total > maxValueBytes) {
-      throw new CommandException("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+      throw new CommandException(TOO_LONG);
+    }
+  }
+
+  /** Redis' {@code checkStringLength}: {@code offset + length} within the limit, without overflow. */
+  private void checkSize(long offset, long length) {
+    if (offset > maxValueBytes - length) {
+      throw new CommandException(TOO_LONG);
     }
   }
 

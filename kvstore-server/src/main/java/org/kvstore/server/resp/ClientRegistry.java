@@ -65,4 +65,11 @@ public final class ClientRegistry {
   long totalCommands() {
     return totalCommands.sum();
   }
+
+  /** CONFIG RESETSTAT: the counters of connections and commands to zero. */
+  void resetStats() {
+    totalConnections.reset();
+    rejectedConnections.reset();
+    totalCommands.reset();
+  }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.Table;
+import org.kvstore.server.command.BitmapCommands;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.KeyspaceCommands;
 import org.kvstore.server.command.PutWriter;
@@ -41,11 +42,14 @@ import org.kvstore.server.command.WriteCoalescer;
  * {@link RespSession}.
  */
 public final class RespCommandExecutor {
+  private static final String WRONG_ARITY = "ERR wrong number of arguments ";
+
   private final Keyspace keyspace;
   private final ServerSettings settings;
   private final ClientRegistry clients = new ClientRegistry();
   private final PutWriter writer = new PutWriter();
   private final RespCommandTable commands;
+  private final RespCommandStats stats;
   private final RespCommandSpec set;
   private final RespCommandSpec get;
   private final RespCommandSpec exec;
@@ -56,12 +60,14 @@ public final class RespCommandExecutor {
     StringCommands strings = new StringCommands(writer, settings.maxBulkBytes());
     List<RespCommandSpec> specs = new ArrayList<>();
     specs.addAll(new RespConnectionCommands(keyspace, settings, clients).specs());
-    specs.addAll(new RespServerCommands(keyspace, settings, clients, writer, this::commands).specs());
+    specs.addAll(new RespServerCommands(keyspace, settings, clients, writer, this::commands, this::stats).specs());
     specs.addAll(new RespStringCommands(keyspace, strings).specs());
+    specs.addAll(new RespBitmapCommands(keyspace, new BitmapCommands(settings.maxBulkBytes())).specs());
     specs.addAll(new RespKeyspaceCommands(keyspace, new KeyspaceCommands()).specs());
     specs.addAll(new RespTableCommands(keyspace, new TableCommands(keyspace)).specs());
     specs.addAll(new RespTransactionCommands(keyspace, settings, this).specs());
     this.commands = new RespCommandTable(specs);
+    this.stats = commands.stats();
     this.set = commands.get("set");
     this.get = commands.get("get");
     this.exec = commands.get("exec");
@@ -69,6 +75,10 @@ public final class RespCommandExecutor {
 
   private Map<String, RespCommandSpec> commands() {
     return commands.all();
+  }
+
+  private RespCommandStats stats() {
+    return stats;
   }
 
   public ServerSettings settings() {
@@ -176,14 +186,31 @@ public final class RespCommandExecutor {
     return request.spec() == set && request.size() == 3;
   }
 
+  /**
+   * {@code n} coalesced plain SETs were written (or failed), {@code elapsedNanos} after they were
+   * handed to the coalescer: counted as {@code n} calls taking that time together.
+   */
+  void setsWritten(int n, long elapsedNanos) {
+    stats.called(set.id(), n, elapsedNanos);
+  }
+
   /** The reply to a coalesced plain SET: {@code +OK}, or the reply to its failure. */
   RespMessage setReply(RespSession session, RuntimeException failure) {
-    return failure == null ? RespMessage.OK : RespErrors.reply("set", failure, session);
+    if (failure == null) {
+      return RespMessage.OK;
+    }
+    stats.failed(set.id());
+    return stats.errorReply(RespErrors.reply("set", failure, session));
   }
 
   /** The reply to a request that failed outside any command's handler (a bug). */
   RespMessage failed(RespSession session, Throwable failure) {
-    return RespErrors.reply(null, failure, session);
+    return stats.errorReply(RespErrors.reply(null, failure, session));
+  }
+
+  /** An error reply sent outside any command (a protocol error, a refusal at shutdown), counted. */
+  RespMessage error(String text) {
+    return stats.errorReply(new RespMessage.ErrorReply(text));
   }
 
   // ---- execution ----
@@ -202,7 +229,7 @@ public final class RespCommandExecutor {
       if (tx != null) {
         tx.abort();
       }
-      return new RespMessage.ErrorReply(unknownCommand(request));
+      return stats.errorReply(new RespMessage.ErrorReply(unknownCommand(request)));
     }
     String name = spec.name();
     session.touched(name);
@@ -210,29 +237,50 @@ public final class RespCommandExecutor {
       if (tx != null) {
         tx.abort();
       }
-      return new RespMessage.ErrorReply("ERR wrong number of arguments for '" + name + "' command");
+      return rejected(spec.id(), WRONG_ARITY + "for '" + name + "' command");
     }
     if (!session.authenticated() && !spec.has(RespCommandSpec.NOAUTH)) {
-      return new RespMessage.ErrorReply("NOAUTH Authentication required.");
+      return rejected(stats.slot(spec, request), "NOAUTH Authentication required.");
     }
     if (tx != null && !spec.has(RespCommandSpec.NOT_QUEUED)) {
       String refused = tx.queue(spec, request);
-      return refused == null ? RespTransactionCommands.QUEUED : new RespMessage.ErrorReply(refused);
+      return refused == null
+          ? RespTransactionCommands.QUEUED : rejected(stats.slot(spec, request), refused);
     }
     return invoke(session, spec, request);
   }
 
+  private RespMessage rejected(int statsSlot, String error) {
+    stats.rejected(statsSlot);
+    return stats.errorReply(new RespMessage.ErrorReply(error));
+  }
+
   /**
    * Runs the handler of {@code spec}, whose arity and authentication were checked; a failure
-   * becomes its error reply ({@link RespErrors}). Never throws. EXEC runs its queued commands
-   * through it.
+   * becomes its error reply ({@link RespErrors}). Counts the call, its time and an error reply
+   * ({@link RespCommandStats}). Never throws. EXEC runs its queued commands through it.
    */
   RespMessage invoke(RespSession session, RespCommandSpec spec, RespRequest request) {
+    long start = System.nanoTime();
+    RespMessage reply;
     try {
-      return spec.handler().handle(session, request);
+      reply = spec.handler().handle(session, request);
     } catch (RuntimeException e) {
-      return RespErrors.reply(spec.name(), e, session);
+      reply = RespErrors.reply(spec.name(), e, session);
     }
+    int slot = stats.slot(spec, request);
+    if (reply instanceof RespMessage.ErrorReply error) {
+      stats.errorReply(error);
+      if (!spec.subcommands().isEmpty() && error.text().startsWith(WRONG_ARITY)) {
+        // A subcommand's arity, checked by its container's handler: Redis checks it before the
+        // call, so it is a rejection.
+        stats.rejected(slot);
+        return reply;
+      }
+      stats.failed(slot);
+    }
+    stats.called(slot, 1, System.nanoTime() - start);
+    return reply;
   }
 
   /**
@@ -272,6 +320,7 @@ public final class RespCommandExecutor {
       keys[i] = gets.get(i).arg(1);
     }
     byte[][] values = new byte[keys.length][];
+    long start = System.nanoTime();
     try {
       session.table(keyspace).multiGetReadOnly(keys, values);
     } catch (KVStoreException | IllegalArgumentException e) {
@@ -284,6 +333,7 @@ public final class RespCommandExecutor {
       }
       return;
     }
+    stats.called(get.id(), keys.length, System.nanoTime() - start);
     for (byte[] v : values) {
       out.add(RespMessage.bulkOrNull(v));
     }

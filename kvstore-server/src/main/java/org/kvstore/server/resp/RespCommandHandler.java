@@ -175,7 +175,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         closing = true;
         pending.clear();
         pendingBytes = 0;
-        write(ctx, new RespMessage.ErrorReply("ERR Protocol error: " + error.message()));
+        write(ctx, executor.error("ERR Protocol error: " + error.message()));
         closeAfterReplies(ctx);
         break;
       }
@@ -241,6 +241,8 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private final class CoalescedSets implements WriteCoalescer.Pending {
     private final ChannelHandlerContext ctx;
     private final List<RespRequest> run;
+    /** When the run was handed to the coalescer: its SETs' time in INFO commandstats counts from here. */
+    private final long startNanos = System.nanoTime();
 
     CoalescedSets(ChannelHandlerContext ctx, List<RespRequest> run) {
       this.ctx = ctx;
@@ -264,6 +266,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void written(RuntimeException[] failures, int offset) {
+      executor.setsWritten(run.size(), System.nanoTime() - startNanos);
       if (failures == null) {
         completed(ctx, Collections.nCopies(run.size(), RespMessage.OK));
         return;
@@ -380,7 +383,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private void rejected(ChannelHandlerContext ctx) {
     busy = false;
     closing = true;
-    write(ctx, new RespMessage.ErrorReply("ERR server is shutting down"));
+    write(ctx, executor.error("ERR server is shutting down"));
     closeAfterReplies(ctx);
   }
 

@@ -5,13 +5,16 @@ import java.util.List;
 
 /**
  * One command: its name, Redis arity (n: exactly n arguments including the name; -n: at least n),
- * flags, documentation and handler.
+ * flags, documentation and handler; for a container command ({@code CLIENT}, {@code CONFIG},
+ * {@code COMMAND}) the lower-case names of its subcommands, which {@code INFO commandstats} counts
+ * apart ({@code config|get}); and its {@code id}: its index in the {@link RespCommandTable} (-1
+ * before the table numbered it), by which {@link RespCommandStats} counts its calls.
  *
  * <p>Thread safety: immutable.
  */
 record RespCommandSpec(
     String name, int arity, int flags, String group, String summary,
-    int firstKey, int lastKey, int step, Handler handler) {
+    int firstKey, int lastKey, int step, List<String> subcommands, Handler handler, int id) {
 
   /** Changes data: with sync durability it waits on an fsync, so it runs on a worker. */
   static final int WRITE = 1;
@@ -43,6 +46,12 @@ record RespCommandSpec(
   @FunctionalInterface
   interface Handler {
     RespMessage handle(RespSession session, RespRequest request);
+  }
+
+  /** This spec numbered {@code id}. */
+  RespCommandSpec withId(int newId) {
+    return new RespCommandSpec(
+        name, arity, flags, group, summary, firstKey, lastKey, step, subcommands, handler, newId);
   }
 
   boolean has(int flag) {
@@ -118,6 +127,7 @@ record RespCommandSpec(
     private int firstKey;
     private int lastKey;
     private int step;
+    private List<String> subcommands = List.of();
 
     private Builder(String name, int arity) {
       this.name = name;
@@ -142,8 +152,15 @@ record RespCommandSpec(
       return this;
     }
 
+    /** The subcommands a container command's handler implements, lower case. */
+    Builder subcommands(String... names) {
+      this.subcommands = List.of(names);
+      return this;
+    }
+
     RespCommandSpec handler(Handler h) {
-      return new RespCommandSpec(name, arity, flags, group, summary, firstKey, lastKey, step, h);
+      return new RespCommandSpec(
+          name, arity, flags, group, summary, firstKey, lastKey, step, subcommands, h, -1);
     }
   }
 }

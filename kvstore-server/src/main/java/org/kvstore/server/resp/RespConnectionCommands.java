@@ -62,6 +62,7 @@ final class RespConnectionCommands {
         command("reset", 1).flags(CONNECTION | NOAUTH | FAST | NOT_QUEUED).doc("connection", "Resets the connection.")
             .handler(this::reset),
         command("client", -2).flags(CONNECTION).doc("connection", "A container for client connection commands.")
+            .subcommands("setname", "getname", "setinfo", "id", "info", "list", "help")
             .handler(this::client));
   }
 

@@ -31,8 +31,8 @@ import org.kvstore.server.command.PutWriter;
 import org.kvstore.server.command.ServerSettings;
 
 /**
- * Server commands: COMMAND (COUNT, INFO, DOCS, LIST), INFO, CONFIG GET/SET, DBSIZE, FLUSHDB,
- * FLUSHALL and TIME.
+ * Server commands: COMMAND (COUNT, INFO, DOCS, LIST), INFO, CONFIG GET/SET/RESETSTAT, DBSIZE,
+ * FLUSHDB, FLUSHALL and TIME.
  *
  * <p>Thread safety: thread-safe.
  */
@@ -44,10 +44,12 @@ final class RespServerCommands {
   private final ClientRegistry clients;
   private final PutWriter writer;
   private final Supplier<Map<String, RespCommandSpec>> commands;
+  private final Supplier<RespCommandStats> stats;
 
   RespServerCommands(
       Keyspace keyspace, ServerSettings settings, ClientRegistry clients, PutWriter writer,
-      Supplier<Map<String, RespCommandSpec>> commands) {
+      Supplier<Map<String, RespCommandSpec>> commands, Supplier<RespCommandStats> stats) {
+    this.stats = stats;
     this.writer = writer;
     this.keyspace = keyspace;
     this.settings = settings;
@@ -58,10 +60,12 @@ final class RespServerCommands {
   List<RespCommandSpec> specs() {
     return List.of(
         command("command", -1).flags(SLOW).doc("server", "Returns detailed information about all commands.")
+            .subcommands("count", "info", "docs", "list")
             .handler(this::commandCommand),
         command("info", -1).flags(SLOW).doc("server", "Returns information and statistics about the server.")
             .handler(this::info),
         command("config", -2).flags(ADMIN).doc("server", "A container for server configuration commands.")
+            .subcommands("get", "set", "resetstat")
             .handler(this::config),
         command("dbsize", 1).flags(READONLY | SLOW).doc("server", "Returns the number of keys in the database (a scan).")
             .handler((s, r) -> RespMessage.integer(count(s.table(keyspace)))),
@@ -175,27 +179,33 @@ final class RespServerCommands {
     sections.put("stats", "total_connections_received:" + clients.totalConnections() + "\r\n"
         + "total_commands_processed:" + clients.totalCommands() + "\r\n"
         + "rejected_connections:" + clients.rejectedConnections() + "\r\n"
+        + "total_error_replies:" + stats.get().totalErrorReplies() + "\r\n"
         // Plain SETs and the store writes that carried them: fewer writes than SETs means the
         // SETs of concurrent or pipelining clients were grouped (WriteCoalescer).
         + "kvstore_set_writes:" + writer.batches() + "\r\n"
         + "kvstore_sets_written:" + writer.puts() + "\r\n");
     sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
     sections.put("cpu", cpuSection());
+    sections.put("commandstats", stats.get().commandStats());
+    sections.put("errorstats", stats.get().errorStats());
     sections.put("keyspace", keyspaceSection());
 
     List<String> wanted = new ArrayList<>();
     for (int i = 1; i < r.size(); i++) {
       wanted.add(str(r.arg(i)).toLowerCase(Locale.ROOT));
     }
-    boolean all = wanted.isEmpty() || wanted.contains("all") || wanted.contains("default")
-        || wanted.contains("everything");
+    boolean all = wanted.contains("all") || wanted.contains("everything");
+    boolean defaults = all || wanted.isEmpty() || wanted.contains("default");
     StringBuilder sb = new StringBuilder();
     for (Map.Entry<String, String> e : sections.entrySet()) {
-      if (all || wanted.contains(e.getKey())) {
+      // As in Redis, commandstats is only shown when asked for (or with all/everything).
+      boolean isDefault = !e.getKey().equals("commandstats");
+      if (all || (defaults && isDefault) || wanted.contains(e.getKey())) {
         if (sb.length() > 0) {
           sb.append("\r\n");
         }
-        String title = Character.toUpperCase(e.getKey().charAt(0)) + e.getKey().substring(1);
+        String title = e.getKey().equals("cpu") ? "CPU"
+            : Character.toUpperCase(e.getKey().charAt(0)) + e.getKey().substring(1);
         sb.append("# ").append(title).append("\r\n").append(e.getValue());
       }
     }
@@ -314,7 +324,15 @@ final class RespServerCommands {
         }
         return RespMessage.OK;
       }
-      case "resetstat", "rewrite" -> throw new CommandException(
+      case "resetstat" -> {
+        if (r.size() != 2) {
+          throw new CommandException("ERR wrong number of arguments for 'config|resetstat' command");
+        }
+        stats.get().reset();
+        clients.resetStats();
+        return RespMessage.OK;
+      }
+      case "rewrite" -> throw new CommandException(
           "ERR unknown subcommand '" + str(r.arg(1)) + "'. Try CONFIG HELP.");
       default -> throw new CommandException(
           "ERR unknown subcommand '" + str(r.arg(1)) + "'. Try CONFIG HELP.");

@@ -2,6 +2,7 @@ package org.kvstore.server.resp;
 
 import static org.kvstore.server.resp.RespCommandSpec.FAST;
 import static org.kvstore.server.resp.RespCommandSpec.READONLY;
+import static org.kvstore.server.resp.RespCommandSpec.SLOW;
 import static org.kvstore.server.resp.RespCommandSpec.WRITE;
 import static org.kvstore.server.resp.RespCommandSpec.command;
 import static org.kvstore.server.resp.RespConnectionCommands.str;
@@ -12,6 +13,7 @@ import java.util.Locale;
 import org.kvstore.Table;
 import org.kvstore.server.command.CommandException;
 import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.LongestCommonSubsequence;
 import org.kvstore.server.command.RedisNumbers;
 import org.kvstore.server.command.SetOptions;
 import org.kvstore.server.command.SetResult;
@@ -100,19 +102,77 @@ final class RespStringCommands {
         command("strlen", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the length of a string value.")
             .handler((s, r) -> RespMessage.integer(strings.length(t(s), r.arg(1)))),
         command("getrange", 4).flags(READONLY).keys(1, 1, 1).doc("string", "Returns a substring of the string value.")
-            .handler((s, r) -> {
-              long start = RedisNumbers.parseLong(r.arg(2));
-              long end = RedisNumbers.parseLong(r.arg(3));
-              byte[] v = strings.getRange(t(s), r.arg(1), start, end);
-              return v.length == 0 ? RespMessage.EMPTY_BULK : new RespMessage.BulkString(v);
-            }),
+            .handler(this::getRange),
+        command("substr", 4).flags(READONLY).keys(1, 1, 1).doc("string", "Returns a substring from a string value.")
+            .handler(this::getRange),
         command("setrange", 4).flags(WRITE).keys(1, 1, 1).doc("string", "Overwrites part of a string value from an offset.")
             .handler((s, r) -> RespMessage.integer(
-                strings.setRange(t(s), r.arg(1), RedisNumbers.parseLong(r.arg(2)), r.arg(3)))));
+                strings.setRange(t(s), r.arg(1), RedisNumbers.parseLong(r.arg(2)), r.arg(3)))),
+        // SLOW: the table it builds is quadratic in the values' lengths, so it runs on a worker.
+        command("lcs", -3).flags(READONLY | SLOW).keys(1, 2, 1).doc("string", "Finds the longest common substring.")
+            .handler(this::lcs));
   }
 
   private Table t(RespSession s) {
     return s.table(keyspace);
+  }
+
+  /** {@code GETRANGE key start end} and its old name {@code SUBSTR}. */
+  private RespMessage getRange(RespSession s, RespRequest r) {
+    long start = RedisNumbers.parseLong(r.arg(2));
+    long end = RedisNumbers.parseLong(r.arg(3));
+    byte[] v = strings.getRange(t(s), r.arg(1), start, end);
+    return v.length == 0 ? RespMessage.EMPTY_BULK : new RespMessage.BulkString(v);
+  }
+
+  /**
+   * {@code LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]}: the subsequence, its length
+   * (LEN), or with IDX the map {@code matches} (each {@code [[aStart, aEnd], [bStart, bEnd]]}, plus
+   * the run's length with WITHMATCHLEN) and {@code len}.
+   */
+  private RespMessage lcs(RespSession s, RespRequest r) {
+    boolean idx = false;
+    boolean len = false;
+    boolean withMatchLen = false;
+    long minMatchLen = 0;
+    for (int i = 3; i < r.size(); i++) {
+      String opt = str(r.arg(i)).toUpperCase(Locale.ROOT);
+      boolean more = i + 1 < r.size();
+      switch (opt) {
+        case "IDX" -> idx = true;
+        case "LEN" -> len = true;
+        case "WITHMATCHLEN" -> withMatchLen = true;
+        default -> {
+          if (!opt.equals("MINMATCHLEN") || !more) {
+            throw new CommandException(CommandException.SYNTAX);
+          }
+          minMatchLen = Math.max(0, RedisNumbers.parseLong(r.arg(++i)));
+        }
+      }
+    }
+    if (idx && len) {
+      throw new CommandException("ERR If you want both the length and indexes, please just use IDX.");
+    }
+    LongestCommonSubsequence lcs = strings.longestCommonSubsequence(t(s), r.arg(1), r.arg(2), minMatchLen);
+    if (len) {
+      return RespMessage.integer(lcs.length());
+    }
+    if (!idx) {
+      return lcs.length() == 0 ? RespMessage.EMPTY_BULK : new RespMessage.BulkString(lcs.sequence());
+    }
+    List<RespMessage> matches = new ArrayList<>(lcs.matches().size());
+    for (LongestCommonSubsequence.Match m : lcs.matches()) {
+      List<RespMessage> entry = new ArrayList<>(3);
+      entry.add(new RespMessage.ArrayReply(List.of(RespMessage.integer(m.aStart()), RespMessage.integer(m.aEnd()))));
+      entry.add(new RespMessage.ArrayReply(List.of(RespMessage.integer(m.bStart()), RespMessage.integer(m.bEnd()))));
+      if (withMatchLen) {
+        entry.add(RespMessage.integer(m.length()));
+      }
+      matches.add(new RespMessage.ArrayReply(entry));
+    }
+    return new RespMessage.MapReply(
+        List.of(RespMessage.bulk("matches"), RespMessage.bulk("len")),
+        List.of(new RespMessage.ArrayReply(matches), RespMessage.integer(lcs.length())));
   }
 
   // ---- SET ----
