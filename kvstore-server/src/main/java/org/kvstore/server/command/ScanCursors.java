@@ -1,5 +1,6 @@
 package org.kvstore.server.command;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -18,6 +19,7 @@ final class ScanCursors {
 
   record Position(Table table, byte[] resumeKey) {}
 
+  @GuardedBy("this")
   private final Map<Long, Position> cursors =
       new LinkedHashMap<>(1024, 0.75f, true) {
         private static final long serialVersionUID = 1L;
