@@ -21,7 +21,7 @@ import org.kvstore.StoreOptions;
 import org.kvstore.Table;
 
 /**
- * The blackbox crash test (RELIABILITY.md T1, embedded): a child JVM ({@link CrashWorker}) writes
+ * The blackbox crash test of the embedded store: a child JVM ({@link CrashWorker}) writes
  * with {@code sync} durability from 8 threads; the parent kills it with SIGKILL at a random moment,
  * reopens the store, and checks against its oracle that every acknowledged write is there with its
  * value, that an in-flight write is either fully there or not, that batches are all-or-nothing, and

@@ -28,7 +28,7 @@ import org.kvstore.WriteBatch;
 import org.kvstore.io.MemFileSystem;
 
 /**
- * Simulated power loss (RELIABILITY.md T3): the store runs on a {@link MemFileSystem}; at a random
+ * Simulated power loss: the store runs on a {@link MemFileSystem}; at a random
  * moment while writers run, the file system is cloned as a power loss would leave it (unsynced bytes
  * and directory entries lost, partly written tails), and the store is reopened on the clone.
  *

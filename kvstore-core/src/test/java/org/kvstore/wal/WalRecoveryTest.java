@@ -20,7 +20,7 @@ import org.kvstore.spi.Mutation;
 import org.kvstore.testkit.Seeds;
 
 /**
- * The log tail-corruption matrix (RELIABILITY.md T4): truncations at every offset of the last three
+ * The log tail-corruption matrix: truncations at every offset of the last three
  * records, zero and garbage tails, header bit flips, payload bit flips, damage before valid records,
  * damage in older segments and missing segments, under the three recovery modes.
  */

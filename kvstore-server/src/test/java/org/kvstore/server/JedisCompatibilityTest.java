@@ -32,7 +32,7 @@ import redis.clients.jedis.resps.LCSMatchResult;
 import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.SafeEncoder;
 
-/** The real Jedis 5 client against the server, in each way CLIENTS.md §1 lists. */
+/** The real Jedis 5 client against the server, in each way its users call it. */
 class JedisCompatibilityTest {
   @TempDir static Path dir;
   static KVStoreServer server;

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Byte-exact replies over a raw socket: the wire vectors and error texts of CLIENTS.md §2-§3. */
+/** Byte-exact replies over a raw socket: the wire vectors and error texts of Redis 7. */
 class RespWireTest {
   @TempDir static Path dir;
   static KVStoreServer server;

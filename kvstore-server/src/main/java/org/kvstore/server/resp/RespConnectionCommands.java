@@ -24,7 +24,7 @@ import org.kvstore.server.command.ServerSettings;
  * <p>Thread safety: thread-safe (stateless apart from shared thread-safe collaborators).
  */
 final class RespConnectionCommands {
-  /** The Redis version advertised to clients (CLIENTS.md R1.5: at least 7.2 for Lettuce 6.3). */
+  /** The Redis version advertised to clients (at least 7.2, which Lettuce 6.3 requires). */
   static final String REDIS_VERSION = "7.2.4";
   static final String NOAUTH_HELLO =
       "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto>"

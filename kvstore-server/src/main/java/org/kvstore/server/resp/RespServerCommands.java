@@ -149,7 +149,7 @@ final class RespServerCommands {
         RespMessage.EMPTY_ARRAY));
   }
 
-  /** Docs without "arguments" (redis-cli accepts that; CLIENTS.md §1.3). */
+  /** Docs without "arguments" (redis-cli accepts that). */
   private RespMessage commandDocs(RespCommandSpec spec) {
     return new RespMessage.MapReply(
         List.of(RespMessage.bulk("summary"), RespMessage.bulk("since"), RespMessage.bulk("group")),

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.kvstore.testkit.Seeds;
 
 /**
- * Random and mutated frames (T9/T10): no exception escapes the decoder, it never hangs, it holds no
+ * Random and mutated frames: no exception escapes the decoder, it never hangs, it holds no
  * more memory than the bytes it was fed, and every valid frame decodes to exactly its arguments.
  * The seed is printed; rerun one with {@code -Dkvstore.seed=N}. {@code -Psoak} runs 10x more.
  */
