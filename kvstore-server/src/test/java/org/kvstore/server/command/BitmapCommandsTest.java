@@ -4,38 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.kvstore.Durability;
-import org.kvstore.KVStore;
-import org.kvstore.StoreOptions;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.kvstore.Table;
 import org.kvstore.server.command.BitmapCommands.Range;
 import org.kvstore.server.command.BitmapCommands.Unit;
 
 /** The bitmap commands' semantics on byte arrays; expected answers are Redis 7's. */
 class BitmapCommandsTest {
-  @TempDir Path dir;
-  private KVStore store;
+  @RegisterExtension final ScratchTable scratch = new ScratchTable();
   private Table t;
   /** Values up to 16 bytes: bit offsets up to 127. */
   private final BitmapCommands bitmaps = new BitmapCommands(16);
   private final StringCommands strings = new StringCommands(new PutWriter(), 16);
 
   @BeforeEach
-  void open() {
-    store = KVStore.open(dir, StoreOptions.builder().durability(Durability.NONE).build());
-    Keyspace keyspace = new Keyspace(store, "memory", 1);
-    keyspace.ensureDefaults();
-    t = keyspace.indexTable(0);
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
+  void table() {
+    t = scratch.table();
   }
 
   private static byte[] b(String s) {

@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.kvstore.Durability;
-import org.kvstore.KVStore;
-import org.kvstore.StoreOptions;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.kvstore.Table;
 
 /**
@@ -20,23 +15,14 @@ import org.kvstore.Table;
  * options in, plain results or typed exceptions out.
  */
 class StringCommandsTest {
-  @TempDir Path dir;
-  private KVStore store;
+  @RegisterExtension final ScratchTable scratch = new ScratchTable();
   private Table t;
   private final PutWriter writer = new PutWriter();
   private final StringCommands strings = new StringCommands(writer, 16);
 
   @BeforeEach
-  void open() {
-    store = KVStore.open(dir, StoreOptions.builder().durability(Durability.NONE).build());
-    Keyspace keyspace = new Keyspace(store, "memory", 1);
-    keyspace.ensureDefaults();
-    t = keyspace.indexTable(0);
-  }
-
-  @AfterEach
-  void close() {
-    store.close();
+  void table() {
+    t = scratch.table();
   }
 
   private static byte[] b(String s) {
