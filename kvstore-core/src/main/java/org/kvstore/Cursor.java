@@ -37,6 +37,15 @@ public interface Cursor extends AutoCloseable {
   /** The current value, a fresh array the caller owns. REQUIRES: the last {@link #next()} returned true. */
   byte[] value();
 
+  /** The current entry's version ({@link Entry#version()}). REQUIRES: positioned on an entry. */
+  long version();
+
+  /**
+   * The current entry's expiry, milliseconds since the epoch, or {@link Entry#NO_EXPIRY}.
+   * REQUIRES: positioned on an entry.
+   */
+  long expiresAt();
+
   /** Releases what the cursor pins. Idempotent. */
   @Override
   void close();

@@ -1,5 +1,6 @@
 package org.kvstore;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import org.kvstore.io.FileSystem;
@@ -29,6 +30,12 @@ import org.kvstore.io.LocalFileSystem;
  *     {@code db_write_buffer_size}): past it the largest memtable is flushed early, and writes wait
  *     while the memtables hold all of it; by default a quarter of the JVM's maximum heap; 0: no
  *     bound beyond each table's own {@code memtable.size}
+ * @param clock the store's time: expiry times are compared with its {@link Clock#millis()}, and
+ *     time-to-live writes count from it (tests pass a clock they move; never sleep for an expiry)
+ * @param expiryInterval time between two passes of active expiry, which removes expired entries
+ *     nobody reads ({@link Duration#ZERO}: no active expiry; reads never see an expired entry anyway)
+ * @param expiryEntriesPerPass the most entries one pass of active expiry examines per table (the
+ *     bound on its work, see docs/decisions/0025-active-expiry.md)
  *
  * <p>Thread safety: immutable.
  */
@@ -43,7 +50,10 @@ public record StoreOptions(
     long checkpointLogBytes,
     long logSegmentBytes,
     long blockCacheBytes,
-    long writeBufferBytes) {
+    long writeBufferBytes,
+    Clock clock,
+    Duration expiryInterval,
+    int expiryEntriesPerPass) {
 
   public static final int MAX_KEY_BYTES_LIMIT = 16 << 20;
 
@@ -53,6 +63,11 @@ public record StoreOptions(
     Objects.requireNonNull(syncInterval, "syncInterval");
     Objects.requireNonNull(recoveryMode, "recoveryMode");
     Objects.requireNonNull(checkpointInterval, "checkpointInterval");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(expiryInterval, "expiryInterval");
+    require(!expiryInterval.isNegative(), "expiryInterval must be >= 0, was " + expiryInterval);
+    require(expiryEntriesPerPass >= 1,
+        "expiryEntriesPerPass must be >= 1, was " + expiryEntriesPerPass);
     require(maxKeyBytes >= 1 && maxKeyBytes <= MAX_KEY_BYTES_LIMIT,
         "maxKeyBytes must be from 1 to " + MAX_KEY_BYTES_LIMIT + ", was " + maxKeyBytes);
     require(maxValueBytes >= 0, "maxValueBytes must be >= 0, was " + maxValueBytes);
@@ -91,6 +106,9 @@ public record StoreOptions(
     b.logSegmentBytes = logSegmentBytes;
     b.blockCacheBytes = blockCacheBytes;
     b.writeBufferBytes = writeBufferBytes;
+    b.clock = clock;
+    b.expiryInterval = expiryInterval;
+    b.expiryEntriesPerPass = expiryEntriesPerPass;
     return b;
   }
 
@@ -123,6 +141,9 @@ public record StoreOptions(
     private long logSegmentBytes = 32L << 20;
     private long blockCacheBytes = defaultBlockCacheBytes();
     private long writeBufferBytes = defaultWriteBufferBytes();
+    private Clock clock = Clock.systemUTC();
+    private Duration expiryInterval = Duration.ofMillis(100);
+    private int expiryEntriesPerPass = 20_000;
 
     private Builder() {}
 
@@ -181,11 +202,26 @@ public record StoreOptions(
       return this;
     }
 
+    public Builder clock(Clock v) {
+      clock = v;
+      return this;
+    }
+
+    public Builder expiryInterval(Duration v) {
+      expiryInterval = v;
+      return this;
+    }
+
+    public Builder expiryEntriesPerPass(int v) {
+      expiryEntriesPerPass = v;
+      return this;
+    }
+
     public StoreOptions build() {
       return new StoreOptions(
           fileSystem, maxKeyBytes, maxValueBytes, durability, syncInterval, recoveryMode,
           checkpointInterval, checkpointLogBytes, logSegmentBytes, blockCacheBytes,
-          writeBufferBytes);
+          writeBufferBytes, clock, expiryInterval, expiryEntriesPerPass);
     }
   }
 }

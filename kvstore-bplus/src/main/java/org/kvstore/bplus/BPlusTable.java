@@ -106,12 +106,18 @@ public final class BPlusTable implements EngineTable {
   }
 
   @Override
+  public org.kvstore.Entry getEntry(byte[] key) throws IOException {
+    byte[] v = get(key);
+    return v == null ? null : new org.kvstore.Entry(v, 0, 0);
+  }
+
+  @Override
   public byte[] get(byte[] key) throws IOException {
     return tree.get(key);
   }
 
   @Override
-  public void put(byte[] key, byte[] value, long lsn) throws IOException {
+  public void put(byte[] key, byte[] value, long expiresAt, long lsn) throws IOException {
     write(BPlusTree::put, key, value);
   }
 

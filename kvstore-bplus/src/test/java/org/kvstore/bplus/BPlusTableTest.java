@@ -43,7 +43,7 @@ class BPlusTableTest {
         if (kind < 55) {
           byte[] v = new byte[rnd.nextInt(30) == 0 ? rnd.nextInt(20_000) : rnd.nextInt(300)];
           rnd.nextBytes(v);
-          t.put(key, v, op);
+          t.put(key, v, 0, op);
           model.put(key, v);
         } else if (kind < 80) {
           t.remove(key, op);
@@ -91,7 +91,7 @@ class BPlusTableTest {
       byte[] big = new byte[1 << 20];
       new Random(1).nextBytes(big);
       long pagesBefore = t.stats().details().get("pages");
-      t.put("big".getBytes(), big, 1);
+      t.put("big".getBytes(), big, 0, 1);
       long pagesWith = t.stats().details().get("pages");
       assertThat(pagesWith - pagesBefore).isGreaterThanOrEqualTo((1 << 20) / 4096);
       assertThat(t.get("big".getBytes())).isEqualTo(big);
@@ -104,12 +104,12 @@ class BPlusTableTest {
       t.flush();
       // The freed pages (logical ids and, once checkpoint 2 no longer needs them, slots) are reused.
       for (int round = 0; round < 3; round++) {
-        t.put("big".getBytes(), big, 3 + round);
+        t.put("big".getBytes(), big, 0, 3 + round);
         t.remove("big".getBytes(), 3 + round);
         h.lsn.set(3 + round);
         t.flush();
       }
-      t.put("big".getBytes(), big, 10);
+      t.put("big".getBytes(), big, 0, 10);
       h.lsn.set(10);
       t.flush();
       assertThat(t.stats().details().get("pages")).isEqualTo(pagesWith);
@@ -126,7 +126,7 @@ class BPlusTableTest {
     try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
       byte[] v = new byte[size];
       new Random(7).nextBytes(v);
-      t.put("huge".getBytes(), v, 1);
+      t.put("huge".getBytes(), v, 0, 1);
       h.lsn.set(1);
       t.flush();
       assertThat(t.pool().stats().frames()).isLessThanOrEqualTo(128);
@@ -150,7 +150,7 @@ class BPlusTableTest {
       for (int i = 0; i < n; i++) {
         byte[] v = new byte[500];
         rnd.nextBytes(v);
-        t.put(String.format("key%08d", (i * 7919) % n).getBytes(), v, i);
+        t.put(String.format("key%08d", (i * 7919) % n).getBytes(), v, 0, i);
       }
       long fileBytes = t.stats().bytesOnDisk();
       h.lsn.set(n);
@@ -175,7 +175,7 @@ class BPlusTableTest {
     TableHarness h = small();
     try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
       for (int i = 0; i < 2000; i++) {
-        t.put(("key" + i).getBytes(), ("value" + i).getBytes(), i);
+        t.put(("key" + i).getBytes(), ("value" + i).getBytes(), 0, i);
       }
       h.lsn.set(1);
       t.flush();
@@ -231,11 +231,11 @@ class BPlusTableTest {
     Path copy = java.nio.file.Files.createDirectories(dir.resolve("backup"));
     try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
       for (int i = 0; i < 500; i++) {
-        t.put(("k" + i).getBytes(), ("v" + i).getBytes(), i);
+        t.put(("k" + i).getBytes(), ("v" + i).getBytes(), 0, i);
       }
       h.lsn.set(500);
       t.flush();
-      t.put("after".getBytes(), "checkpoint".getBytes(), 501);
+      t.put("after".getBytes(), "checkpoint".getBytes(), 0, 501);
       t.backup(copy);
     }
     try (BPlusTable b = new TableHarness(copy).with("page.size", "4KiB")

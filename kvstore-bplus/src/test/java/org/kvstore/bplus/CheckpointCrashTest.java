@@ -152,7 +152,7 @@ class CheckpointCrashTest {
         int len = rnd.nextInt(20) == 0 ? 2000 + rnd.nextInt(6000) : rnd.nextInt(200);
         byte[] v = new byte[len];
         rnd.nextBytes(v);
-        t.put(key, v, 0);
+        t.put(key, v, 0, 0);
         model.put(key, v);
       }
     }

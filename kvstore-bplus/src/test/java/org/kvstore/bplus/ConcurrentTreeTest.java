@@ -53,7 +53,7 @@ class ConcurrentTreeTest {
             } else {
               byte[] v = new byte[rnd.nextInt(40) == 0 ? 5000 : rnd.nextInt(300)];
               rnd.nextBytes(v);
-              t.put(k.getBytes(), v, 0);
+              t.put(k.getBytes(), v, 0, 0);
               model.put(k, v);
             }
           }

@@ -87,7 +87,7 @@ class OptimisticReadStressTest {
     TableHarness h = new TableHarness(dir).with("page.size", "4KiB").with("buffer.size", bufferSize);
     try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
       for (int i = 0; i < STABLE; i++) {
-        t.put(key(i), value(key(i), 0), 0);
+        t.put(key(i), value(key(i), 0), 0, 0);
       }
       AtomicLongArray published = new AtomicLongArray(STABLE); // versions acknowledged by writers
       AtomicBoolean stop = new AtomicBoolean();
@@ -103,12 +103,12 @@ class OptimisticReadStressTest {
             switch (rnd.nextInt(4)) {
               case 0, 1 -> {
                 long v = ++versions[i];
-                t.put(key(i), value(key(i), v), 0);
+                t.put(key(i), value(key(i), v), 0, 0);
                 published.set(i, v);
               }
               case 2 -> {
                 byte[] k = extraKey(i, rnd.nextInt(8));
-                t.put(k, value(k, rnd.nextInt(1000)), 0);
+                t.put(k, value(k, rnd.nextInt(1000)), 0, 0);
               }
               default -> t.remove(extraKey(i, rnd.nextInt(8)), 0);
             }

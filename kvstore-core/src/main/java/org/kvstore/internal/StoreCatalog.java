@@ -124,7 +124,7 @@ public final class StoreCatalog {
     fs.createDirectories(dir);
     EngineTable et =
         engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn,
-            options.blockCacheBytes(), options.writeBufferBytes()));
+            options.blockCacheBytes(), options.writeBufferBytes(), options.clock()));
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
     return new StoreTable(
         t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,

@@ -61,6 +61,18 @@ final class TableCursor implements Cursor {
     return inner.value();
   }
 
+  @Override
+  public long version() {
+    checkPositioned();
+    return inner.version();
+  }
+
+  @Override
+  public long expiresAt() {
+    checkPositioned();
+    return inner.expiresAt();
+  }
+
   private void checkPositioned() {
     if (closed || invalid) {
       throw new StoreClosedException("cursor");

@@ -82,11 +82,23 @@ public final class WritePipeline {
     }
   }
 
-  /** Applies a write of a table that is not durable (no log). REQUIRES: the stripes of its keys. */
-  void applyUnlogged(StoreTable table, List<Mutation> mutations) {
+  /**
+   * Applies a write of a table that is not durable (no log), under a version drawn from the LSN
+   * sequence without a log record (a gap in the log's LSNs, which the log allows). Returns that
+   * version. REQUIRES: the stripes of its keys.
+   */
+  long applyUnlogged(StoreTable table, List<Mutation> mutations) {
     checkWritable();
+    long version;
+    orderLock.lock();
     try {
-      applyTo(table, mutations, 0);
+      version = ++lastLsn;
+    } finally {
+      orderLock.unlock();
+    }
+    try {
+      applyTo(table, mutations, version);
+      return version;
     } catch (IOException e) {
       throw new StorageIOException("table " + table.qualifiedName() + ": write", e);
     }
@@ -210,7 +222,7 @@ public final class WritePipeline {
       if (m.isRemove()) {
         table.engine().remove(m.key(), lsn);
       } else {
-        table.engine().put(m.key(), m.value(), lsn);
+        table.engine().put(m.key(), m.value(), m.expiresAt(), lsn);
       }
     } else {
       table.engine().apply(mutations, lsn);

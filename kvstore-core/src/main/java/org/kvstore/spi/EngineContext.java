@@ -1,6 +1,7 @@
 package org.kvstore.spi;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.function.LongSupplier;
 import org.kvstore.io.FileSystem;
 
@@ -25,6 +26,8 @@ import org.kvstore.io.FileSystem;
  * @param sharedWriteBufferBytes the bytes the store allows the write buffers (memtables) of its
  *     tables together ({@link org.kvstore.StoreOptions#writeBufferBytes}; 0: no such bound); an
  *     engine with such buffers sizes the bound from the first table's context it sees
+ * @param clock the store's clock: an entry whose expiry time is before its {@link Clock#millis()}
+ *     is absent ({@link org.kvstore.Entry#isExpired})
  *
  * <p>Thread safety: immutable; {@code appliedLsn} may be called from any thread.
  */
@@ -35,7 +38,16 @@ public record EngineContext(
     String tableName,
     LongSupplier appliedLsn,
     long sharedCacheBytes,
-    long sharedWriteBufferBytes) {
+    long sharedWriteBufferBytes,
+    Clock clock) {
+
+  /** A context on the system clock. */
+  public EngineContext(
+      Path directory, FileSystem fileSystem, TableProperties properties, String tableName,
+      LongSupplier appliedLsn, long sharedCacheBytes, long sharedWriteBufferBytes) {
+    this(directory, fileSystem, properties, tableName, appliedLsn, sharedCacheBytes,
+        sharedWriteBufferBytes, Clock.systemUTC());
+  }
 
   /**
    * A context with the default shared cache and write buffer sizes

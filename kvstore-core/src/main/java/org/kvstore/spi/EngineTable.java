@@ -3,6 +3,7 @@ package org.kvstore.spi;
 import java.io.IOException;
 import java.util.List;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 
 /**
  * One open table of an engine: an ordered map from binary keys to binary values, in unsigned
@@ -24,6 +25,22 @@ import org.kvstore.Cursor;
  * already in the persisted state must be harmless (puts and removes are idempotent). Engines that
  * are not durable return 0 from {@code persistedLsn()} and are never replayed.
  *
+ * <h2>Versions and expiry</h2>
+ *
+ * Every entry carries a version and an expiry time. The version of an entry is the LSN of the
+ * mutation that wrote it (the {@code lsn} argument of {@link #put}, {@link #apply}); engines store
+ * it with the entry and keep it through flushes and compactions. Entries read from a format that
+ * predates versions report version 0. The expiry time ({@link Mutation#expiresAt()}) is absolute
+ * milliseconds since the epoch, {@link Entry#NO_EXPIRY} for never.
+ *
+ * <p>An expired entry ({@link Entry#isExpired} at {@link EngineContext#clock()}'s current millis) is
+ * absent for every read of the engine: {@link #get}, {@link #getReadOnly}, {@link #getEntry},
+ * {@link #multiGetReadOnly} and cursors skip it. It still shadows older entries of its key until it
+ * is removed or compacted away: an engine that drops an expired entry must not bring back an older
+ * one (an LSM compaction turns it into a tombstone unless nothing older can lie below it). Engines
+ * reclaim the space of expired entries when they rewrite them anyway (compaction, a leaf write);
+ * the store's active expiry removes the rest through the write path.
+ *
  * <p>Errors: I/O errors are {@link IOException} (the core names the table and translates them);
  * damaged data is {@link org.kvstore.CorruptionException} naming file and offset, never a wrong value.
  *
@@ -31,8 +48,14 @@ import org.kvstore.Cursor;
  */
 public interface EngineTable extends AutoCloseable {
 
-  /** The value under {@code key}, or {@code null}. The caller owns the returned array. */
+  /** The value under {@code key}, or {@code null} (absent or expired). The caller owns the array. */
   byte[] get(byte[] key) throws IOException;
+
+  /**
+   * The entry under {@code key} with its version and expiry, or {@code null} when absent or
+   * expired. The caller owns the value array.
+   */
+  Entry getEntry(byte[] key) throws IOException;
 
   /**
    * The value under {@code key}, or {@code null}; may be the engine's own array, which the caller
@@ -54,8 +77,12 @@ public interface EngineTable extends AutoCloseable {
     }
   }
 
-  /** Puts {@code value} under {@code key}, logged at {@code lsn} (0 for a table without a log). */
-  void put(byte[] key, byte[] value, long lsn) throws IOException;
+  /**
+   * Puts {@code value} under {@code key}, expiring at {@code expiresAt} ({@link Entry#NO_EXPIRY}:
+   * never), as version {@code lsn}: the write's log sequence number (for a table without a log, a
+   * number the store draws from the same sequence without logging).
+   */
+  void put(byte[] key, byte[] value, long expiresAt, long lsn) throws IOException;
 
   /** Removes {@code key} (a no-op when absent), logged at {@code lsn}. */
   void remove(byte[] key, long lsn) throws IOException;
@@ -68,7 +95,8 @@ public interface EngineTable extends AutoCloseable {
 
   /**
    * A cursor over {@code [fromInclusive, toExclusive)}; a {@code null} bound is an open end. The
-   * cursor must tolerate concurrent writes (no exception, each key at most once).
+   * cursor must tolerate concurrent writes (no exception, each key at most once), skips expired
+   * entries, and reports each entry's {@link Cursor#version()} and {@link Cursor#expiresAt()}.
    */
   Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) throws IOException;
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.kvstore.CorruptionException;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 import org.kvstore.codec.Crc32c;
 import org.kvstore.engine.memory.MapRangeCursor;
 import org.kvstore.io.FileSystem;
@@ -53,11 +54,11 @@ public final class SnapshotTestEngine implements TableEngine {
   }
 
   private static final class SnapshotTable implements EngineTable {
-    private static final long MAGIC = 0x4b5653534e415031L; // "KVSSNAP1"
+    private static final long MAGIC = 0x4b5653534e415032L; // "KVSSNAP2"
     private final EngineContext ctx;
     private final FileSystem fs;
     private final Path file;
-    private final ConcurrentSkipListMap<byte[], byte[]> map = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+    private final ConcurrentSkipListMap<byte[], Entry> map = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     private volatile long persistedLsn;
 
     SnapshotTable(EngineContext ctx) throws IOException {
@@ -89,20 +90,29 @@ public final class SnapshotTestEngine implements TableEngine {
           b.get(k);
           byte[] v = new byte[b.getInt()];
           b.get(v);
-          map.put(k, v);
+          map.put(k, new Entry(v, b.getLong(), b.getLong()));
         }
       }
     }
 
     @Override
     public byte[] get(byte[] key) {
-      byte[] v = map.get(key);
-      return v == null ? null : v.clone();
+      Entry e = getEntry(key);
+      return e == null ? null : e.value();
     }
 
     @Override
-    public void put(byte[] key, byte[] value, long lsn) {
-      map.put(key, value);
+    public Entry getEntry(byte[] key) {
+      Entry e = map.get(key);
+      if (e == null || Entry.isExpired(e.expiresAt(), ctx.clock().millis())) {
+        return null;
+      }
+      return new Entry(e.value().clone(), e.version(), e.expiresAt());
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, long expiresAt, long lsn) {
+      map.put(key, new Entry(value, lsn, expiresAt));
     }
 
     @Override
@@ -116,36 +126,38 @@ public final class SnapshotTestEngine implements TableEngine {
         if (m.isRemove()) {
           map.remove(m.key());
         } else {
-          map.put(m.key(), m.value());
+          map.put(m.key(), new Entry(m.value(), lsn, m.expiresAt()));
         }
       }
     }
 
     @Override
     public Cursor newCursor(byte[] from, byte[] to) {
-      return MapRangeCursor.over(map, from, to);
+      return MapRangeCursor.over(map, from, to, ctx.clock());
     }
 
     @Override
     public synchronized long flush() throws IOException {
       long lsn = ctx.appliedLsn().getAsLong();
       long size = 8 + 8 + 4 + 4;
-      for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
-        size += 8 + e.getKey().length + e.getValue().length;
+      for (Map.Entry<byte[], Entry> e : map.entrySet()) {
+        size += 24 + e.getKey().length + e.getValue().value().length;
       }
       ByteBuffer b = ByteBuffer.allocate((int) size + (1 << 16)).order(ByteOrder.LITTLE_ENDIAN);
       b.putLong(MAGIC).putLong(lsn);
       int countPos = b.position();
       b.putInt(0);
       int count = 0;
-      for (Map.Entry<byte[], byte[]> e : map.entrySet()) {
-        if (b.remaining() < 8 + e.getKey().length + e.getValue().length + 4) {
-          ByteBuffer bigger = ByteBuffer.allocate(b.capacity() * 2 + e.getValue().length).order(ByteOrder.LITTLE_ENDIAN);
+      for (Map.Entry<byte[], Entry> e : map.entrySet()) {
+        byte[] value = e.getValue().value();
+        if (b.remaining() < 24 + e.getKey().length + value.length + 4) {
+          ByteBuffer bigger = ByteBuffer.allocate(b.capacity() * 2 + value.length).order(ByteOrder.LITTLE_ENDIAN);
           b.flip();
           bigger.put(b);
           b = bigger;
         }
-        b.putInt(e.getKey().length).put(e.getKey()).putInt(e.getValue().length).put(e.getValue());
+        b.putInt(e.getKey().length).put(e.getKey()).putInt(value.length).put(value)
+            .putLong(e.getValue().version()).putLong(e.getValue().expiresAt());
         count++;
       }
       b.putInt(countPos, count);

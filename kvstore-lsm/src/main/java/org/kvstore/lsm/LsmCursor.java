@@ -94,6 +94,16 @@ final class LsmCursor implements Cursor {
   }
 
   @Override
+  public long version() {
+    return 0;
+  }
+
+  @Override
+  public long expiresAt() {
+    return 0;
+  }
+
+  @Override
   public byte[] value() {
     if (value == null) {
       throw new IllegalStateException("cursor is not on an entry");

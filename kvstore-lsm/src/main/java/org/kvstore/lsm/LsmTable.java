@@ -154,7 +154,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   // ---- writes ----
 
   @Override
-  public void put(byte[] key, byte[] value, long lsn) throws IOException {
+  public void put(byte[] key, byte[] value, long expiresAt, long lsn) throws IOException {
     stalls.makeRoomForWrite();
     MemTable mem;
     long size;
@@ -311,6 +311,12 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
       }
     }
     return null;
+  }
+
+  @Override
+  public org.kvstore.Entry getEntry(byte[] key) throws IOException {
+    byte[] v = get(key);
+    return v == null ? null : new org.kvstore.Entry(v, 0, 0);
   }
 
   @Override

@@ -39,7 +39,7 @@ class LsmBlockCacheFillTest {
   private static Map<String, Long> flushThenReadAll(EngineTable t) throws Exception {
     int keys = 2_000;
     for (int i = 0; i < keys; i++) {
-      t.put(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8), new byte[200], i + 1);
+      t.put(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8), new byte[200], 0, i + 1);
     }
     t.flush();
     for (int i = 0; i < keys; i++) {
@@ -67,7 +67,7 @@ class LsmBlockCacheFillTest {
     int keys = 2_000;
     for (int round = 0; round < 2; round++) {
       for (int i = 0; i < keys; i++) {
-        t.put(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8), new byte[200],
+        t.put(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8), new byte[200], 0,
             round * keys + i + 1);
       }
       t.flush();

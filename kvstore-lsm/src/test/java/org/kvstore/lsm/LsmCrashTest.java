@@ -58,7 +58,7 @@ class LsmCrashTest {
     if (op.value == null) {
       t.remove(op.key, op.lsn);
     } else {
-      t.put(op.key, op.value, op.lsn);
+      t.put(op.key, op.value, 0, op.lsn);
     }
     applied.set(op.lsn);
   }

@@ -62,7 +62,7 @@ class LsmOldVersionsTest {
       int keys = 100;
       List<String> first = new ArrayList<>();
       for (int k = 0; k < keys; k++) {
-        t.put(b(String.format("k%03d", k)), b("round0"), 1);
+        t.put(b(String.format("k%03d", k)), b("round0"), 0, 1);
         first.add(String.format("k%03d", k) + "=round0");
       }
       Cursor c0 = t.newCursor(null, null);
@@ -70,7 +70,7 @@ class LsmOldVersionsTest {
       Cursor c1 = null;
       for (int round = 1; round <= 50; round++) {
         for (int k = 0; k < keys; k++) {
-          t.put(b(String.format("k%03d", k)), b("round" + round), 1);
+          t.put(b(String.format("k%03d", k)), b("round" + round), 0, 1);
         }
         if (round == 25) {
           c1 = t.newCursor(b("k050"), null);
@@ -85,7 +85,7 @@ class LsmOldVersionsTest {
       c0.close();
       c1.close();
       for (int k = 0; k < keys; k++) {
-        t.put(b(String.format("k%03d", k)), b("last"), 1);
+        t.put(b(String.format("k%03d", k)), b("last"), 0, 1);
       }
       long perKey = MemTable.KEY_OVERHEAD + 4 + MemTable.VERSION_OVERHEAD + 4;
       assertThat(t.stats().details().get("memtable.bytes")).isEqualTo(keys * perKey);

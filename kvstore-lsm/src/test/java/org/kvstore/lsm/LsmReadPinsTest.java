@@ -106,7 +106,7 @@ class LsmReadPinsTest {
     int keys = 3_000;
     try (EngineTable t = open(dir)) {
       for (int i = 0; i < keys; i++) {
-        t.put(key(i), value(i, 0), i + 1);
+        t.put(key(i), value(i, 0), 0, i + 1);
       }
       t.flush();
       int readers = 4;
@@ -130,7 +130,7 @@ class LsmReadPinsTest {
         long seq = keys;
         for (int round = 1; round <= 2; round++) {
           for (int i = 0; i < keys; i++) {
-            t.put(key(i), value(i, round), ++seq);
+            t.put(key(i), value(i, round), 0, ++seq);
           }
           t.flush();
         }
@@ -156,7 +156,7 @@ class LsmReadPinsTest {
     try (EngineTable t = open(dir)) {
       // Fixed keys, written once: every read of them must find exactly this value.
       for (int i = 0; i < keys; i++) {
-        t.put(key(i), value(i, 0), i + 1);
+        t.put(key(i), value(i, 0), 0, i + 1);
       }
       t.flush();
       AtomicBoolean stop = new AtomicBoolean();
@@ -187,7 +187,7 @@ class LsmReadPinsTest {
         long seq = keys;
         for (int round = 1; round <= 12; round++) {
           for (int i = keys; i < 2 * keys; i++) {
-            t.put(key(i), value(i, round), ++seq);
+            t.put(key(i), value(i, round), 0, ++seq);
           }
         }
         awaitCompacted(t, compactions);

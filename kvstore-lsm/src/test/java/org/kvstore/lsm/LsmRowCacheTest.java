@@ -80,7 +80,7 @@ class LsmRowCacheTest {
           continue;
         }
         byte[] v = value(rnd);
-        t.put(key(i), v, ++lsn);
+        t.put(key(i), v, 0, ++lsn);
         model.put(i, v);
       }
       for (int i = 0; i < keys; i += 2) { // the even keys: half of them values, half tombstones
@@ -114,7 +114,7 @@ class LsmRowCacheTest {
       for (int round = 0; round < 2; round++) { // two files (the compaction trigger): overlapping ranges
         for (int i = round; i < keys; i += 1 + round) {
           byte[] v = value(rnd);
-          t.put(key(i), v, ++lsn);
+          t.put(key(i), v, 0, ++lsn);
           model.put(i, v);
         }
         if (round == 0) {
@@ -152,7 +152,7 @@ class LsmRowCacheTest {
     try (EngineTable t = open(dir, true)) {
       for (int i = 0; i < keys; i++) {
         byte[] v = value(rnd);
-        t.put(key(i), v, ++lsn);
+        t.put(key(i), v, 0, ++lsn);
         model.put(i, v);
       }
       t.flush();
@@ -167,7 +167,7 @@ class LsmRowCacheTest {
         int r = rnd.nextInt(3);
         if (r == 0) {
           byte[] v = value(rnd);
-          t.put(key(i), v, ++lsn);
+          t.put(key(i), v, 0, ++lsn);
           model.put(i, v);
         } else if (r == 1) {
           t.remove(key(i), ++lsn);
@@ -190,7 +190,7 @@ class LsmRowCacheTest {
   @Test
   void valuesReturnedFromRows_andKeysPassedIn_areTheCallers() throws Exception {
     try (EngineTable t = open(dir, true)) {
-      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 1);
+      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 0, 1);
       t.flush();
       byte[] k = key(1);
       byte[] first = t.get(k); // admits the row
@@ -209,7 +209,7 @@ class LsmRowCacheTest {
   @Test
   void getReadOnly_returnsTheStoredArray_fromMemtableAndRows() throws Exception {
     try (EngineTable t = open(dir, true)) {
-      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 1);
+      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 0, 1);
       byte[] fromMemtable = t.getReadOnly(key(1));
       assertThat(fromMemtable).asString(StandardCharsets.UTF_8).isEqualTo("one");
       assertThat(t.getReadOnly(key(1))).isSameAs(fromMemtable);
@@ -221,7 +221,7 @@ class LsmRowCacheTest {
       assertThat(t.get(key(1))).isNotSameAs(fromRow).isEqualTo(fromRow);
       assertThat(t.getReadOnly(key(2))).isNull();
       assertThat(t.stats().details().get("row.cache.hits")).isEqualTo(3);
-      t.put(key(3), "three".getBytes(StandardCharsets.UTF_8), 2);
+      t.put(key(3), "three".getBytes(StandardCharsets.UTF_8), 0, 2);
       t.flush(); // key 3 never read: its first read comes from a block and admits the row
       assertThat(t.getReadOnly(key(3))).asString(StandardCharsets.UTF_8).isEqualTo("three");
       byte[] three = t.getReadOnly(key(3));
@@ -233,7 +233,7 @@ class LsmRowCacheTest {
   @Test
   void rowCacheOff_keepsNoRows() throws Exception {
     try (EngineTable t = open(dir, false)) {
-      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 1);
+      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 0, 1);
       t.flush();
       for (int i = 0; i < 3; i++) {
         assertThat(t.get(key(1))).asString(StandardCharsets.UTF_8).isEqualTo("one");

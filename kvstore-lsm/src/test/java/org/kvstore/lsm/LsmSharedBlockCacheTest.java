@@ -33,7 +33,7 @@ class LsmSharedBlockCacheTest {
   /** Writes {@code keys} 200-byte values, flushes, and reads them all back. */
   private static void fillFlushAndRead(EngineTable t, int keys) throws Exception {
     for (int i = 0; i < keys; i++) {
-      t.put(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8), new byte[200], i + 1);
+      t.put(String.format("key%05d", i).getBytes(StandardCharsets.UTF_8), new byte[200], 0, i + 1);
     }
     t.flush();
     for (int i = 0; i < keys; i++) {

@@ -35,7 +35,7 @@ class LsmStatsTest {
     EngineStats before;
     try (EngineTable t = open(dir, applied)) {
       for (int i = 1; i <= 3000; i++) {
-        t.put(String.format("key%06d", i).getBytes(StandardCharsets.UTF_8), new byte[100 + i % 50], i);
+        t.put(String.format("key%06d", i).getBytes(StandardCharsets.UTF_8), new byte[100 + i % 50], 0, i);
         applied.set(i);
       }
       t.flush();

@@ -88,7 +88,7 @@ class LsmWriteBufferBudgetTest {
           byte[] v = new byte[VALUE];
           for (int i = writer; i < perTableKeys; i += 4) {
             for (int t = 0; t < tables.size(); t++) {
-              tables.get(t).put(key(t, i), v, 1);
+              tables.get(t).put(key(t, i), v, 0, 1);
             }
           }
           return null;

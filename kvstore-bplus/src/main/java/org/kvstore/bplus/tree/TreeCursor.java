@@ -263,6 +263,16 @@ public final class TreeCursor implements Cursor {
   }
 
   @Override
+  public long version() {
+    return 0;
+  }
+
+  @Override
+  public long expiresAt() {
+    return 0;
+  }
+
+  @Override
   public byte[] value() {
     return currentValue;
   }

@@ -33,6 +33,6 @@ public final class MemoryEngine implements TableEngine {
 
   @Override
   public EngineTable open(EngineContext context) {
-    return new MemoryTable();
+    return new MemoryTable(context.clock());
   }
 }

@@ -188,8 +188,12 @@ public final class TransactionView implements Table {
     private byte[] baseValue;
     private boolean baseDone;
     private Map.Entry<byte[], byte[]> pending;
+    private long baseVersion;
+    private long baseExpiresAt;
     private byte[] key;
     private byte[] value;
+    private long version;
+    private long expiresAt;
 
     MergedCursor(Cursor base, TreeMap<byte[], byte[]> written, int limit) {
       this.base = base;
@@ -205,6 +209,8 @@ public final class TransactionView implements Table {
           if (base.next()) {
             baseKey = base.key();
             baseValue = base.value();
+            baseVersion = base.version();
+            baseExpiresAt = base.expiresAt();
           } else {
             baseDone = true;
           }
@@ -216,6 +222,8 @@ public final class TransactionView implements Table {
         if (c < 0) {
           key = baseKey;
           value = baseValue;
+          version = baseVersion;
+          expiresAt = baseExpiresAt;
           baseKey = null;
         } else {
           if (c == 0) {
@@ -229,6 +237,8 @@ public final class TransactionView implements Table {
           }
           key = key.clone();
           value = value.clone();
+          version = 0; // written by the transaction, not yet committed: no version yet
+          expiresAt = 0;
         }
         returned++;
         return true;
@@ -244,6 +254,16 @@ public final class TransactionView implements Table {
     @Override
     public byte[] value() {
       return value;
+    }
+
+    @Override
+    public long version() {
+      return version;
+    }
+
+    @Override
+    public long expiresAt() {
+      return expiresAt;
     }
 
     @Override
