@@ -202,6 +202,21 @@ public final class KVStore implements AutoCloseable {
     return table(db, table).remove(key);
   }
 
+  /** The entry of {@code key} with its version and expiry, or {@code null} (absent or expired). */
+  public Entry getEntry(String db, String table, byte[] key) {
+    return table(db, table).getEntry(key);
+  }
+
+  /** Puts with an expiry or a precondition ({@link Table#put(byte[], byte[], PutOptions)}). */
+  public WriteResult put(String db, String table, byte[] key, byte[] value, PutOptions options) {
+    return table(db, table).put(key, value, options);
+  }
+
+  /** Drops the expiry of {@code key}; returns false when absent or without expiry. */
+  public boolean persist(String db, String table, byte[] key) {
+    return table(db, table).persist(key);
+  }
+
   /** Applies {@code batch} atomically. */
   public void write(String db, String table, WriteBatch batch) {
     table(db, table).write(batch);
@@ -237,6 +252,22 @@ public final class KVStore implements AutoCloseable {
       throw new InvalidArgumentException("backup target", "must not be null");
     }
     services.backup(target);
+  }
+
+  /**
+   * Removes the expired entries of every table now, a full round per table, through the logged
+   * write path, and returns how many were removed. Also runs in the background in bounded passes
+   * (see {@link StoreOptions#expiryInterval()}); reads never see an expired entry either way.
+   */
+  public long expireNow() {
+    checkOpen();
+    return services.expiry().runFullRounds();
+  }
+
+  /** Counters of the active expiry since open. */
+  public org.kvstore.internal.ActiveExpiry.Stats expiryStats() {
+    checkOpen();
+    return services.expiry().stats();
   }
 
   /** The latched storage failure that made the store read-only, or {@code null}. */

@@ -60,6 +60,44 @@ public interface Table {
   /** Removes {@code key}; returns whether it was present. */
   boolean remove(byte[] key);
 
+  /**
+   * The entry under {@code key} with its version and expiry, or {@code null} when absent or
+   * expired. The caller owns the value array.
+   */
+  Entry getEntry(byte[] key);
+
+  /**
+   * Puts {@code value} under {@code key} as {@code options} say: with an expiry, keeping the current
+   * one, only if absent, present or at a given version. Returns whether it was written, the key's
+   * version after the call, and the entry it replaced when it read it.
+   */
+  WriteResult put(byte[] key, byte[] value, PutOptions options);
+
+  /**
+   * Removes {@code key} if {@code precondition} holds. {@link WriteResult#applied()} is false when
+   * the key was absent or the precondition failed; {@link WriteResult#previous()} is the entry
+   * found (removed or kept).
+   */
+  WriteResult remove(byte[] key, Precondition precondition);
+
+  /**
+   * Sets the expiry of an existing key to {@code epochMillis}, keeping its value, as a new version;
+   * a time not after the store's current time removes the key (as Redis' {@code EXPIREAT} with a
+   * past time does). Returns false when the key is absent.
+   *
+   * @throws InvalidArgumentException if {@code epochMillis} is under 1
+   */
+  boolean expireAt(byte[] key, long epochMillis);
+
+  /** Drops the expiry of {@code key}, as a new version. Returns false when absent or without expiry. */
+  boolean persist(byte[] key);
+
+  /**
+   * {@link #update} with the entries (version, expiry) of the keys, {@code null} for absent or
+   * expired ones. The returned batch may carry {@link PutOptions} (an expiry, keep-expiry).
+   */
+  void updateEntries(List<byte[]> keys, Function<Entry[], WriteBatch> update);
+
   /** Applies {@code batch} atomically. */
   void write(WriteBatch batch);
 

@@ -12,10 +12,19 @@ import org.kvstore.spi.Mutation;
  * there or none; a later mutation of the same key wins. Keys and values are copied when added, so
  * the caller may reuse its arrays; {@link #putOwned} hands them over instead.
  *
+ * <p>A mutation may carry {@link PutOptions} (an expiry, keep-expiry, a {@link Precondition}); a
+ * remove may carry a precondition. Preconditions are checked against the entries as they were
+ * before the batch, all together with the write: when one fails, the write throws
+ * {@link PreconditionFailedException} and nothing of the batch is written. Keep-expiry keeps the
+ * expiry of the entry before the batch, or of an earlier put of the same key in the batch.
+ *
  * <p>Thread safety: confined to one thread until passed to {@code write}.
  */
 public final class WriteBatch {
   private final List<Mutation> mutations = new ArrayList<>();
+  /** The options of each mutation, index for index; null while every mutation is plain. */
+  private List<PutOptions> options;
+  private boolean readsCurrent;
   private long bytes;
 
   public WriteBatch put(byte[] key, byte[] value) {
@@ -24,7 +33,7 @@ public final class WriteBatch {
     }
     mutations.add(Mutation.put(key.clone(), value.clone()));
     bytes += key.length + value.length;
-    return this;
+    return alignOptions();
   }
 
   /**
@@ -39,11 +48,34 @@ public final class WriteBatch {
     }
     mutations.add(Mutation.put(key, value));
     bytes += key.length + value.length;
-    return this;
+    return alignOptions();
   }
 
   public WriteBatch put(String key, byte[] value) {
     return put(utf8(key), value);
+  }
+
+  /** Adds a put with {@code options} (expiry, precondition). */
+  public WriteBatch put(byte[] key, byte[] value, PutOptions options) {
+    checkOptions(options);
+    put(key, value);
+    return withOptions(options);
+  }
+
+  /** {@link #putOwned(byte[], byte[])} with {@code options}. */
+  public WriteBatch putOwned(byte[] key, byte[] value, PutOptions options) {
+    checkOptions(options);
+    putOwned(key, value);
+    return withOptions(options);
+  }
+
+  /** Adds a removal that happens only if {@code precondition} holds (else the batch fails). */
+  public WriteBatch remove(byte[] key, Precondition precondition) {
+    if (precondition == null) {
+      throw new InvalidArgumentException("precondition", "must not be null");
+    }
+    remove(key);
+    return withOptions(PutOptions.defaults().when(precondition));
   }
 
   public WriteBatch remove(byte[] key) {
@@ -52,11 +84,58 @@ public final class WriteBatch {
     }
     mutations.add(Mutation.remove(key.clone()));
     bytes += key.length;
-    return this;
+    return alignOptions();
   }
 
   public WriteBatch remove(String key) {
     return remove(utf8(key));
+  }
+
+  private static void checkOptions(PutOptions options) {
+    if (options == null) {
+      throw new InvalidArgumentException("options", "must not be null");
+    }
+  }
+
+  /** Gives a mutation just added the default options, once some mutation has options. */
+  private WriteBatch alignOptions() {
+    if (options != null) {
+      options.add(PutOptions.defaults());
+    }
+    return this;
+  }
+
+  /** Sets the options of the mutation just added. */
+  private WriteBatch withOptions(PutOptions o) {
+    if (o == PutOptions.defaults()) {
+      return this;
+    }
+    if (options == null) {
+      options = new ArrayList<>(mutations.size());
+      for (int i = 0; i < mutations.size() - 1; i++) {
+        options.add(PutOptions.defaults());
+      }
+    } else {
+      options.remove(options.size() - 1);
+    }
+    options.add(o);
+    readsCurrent |= o.readsCurrent();
+    return this;
+  }
+
+  /** The options of mutation {@code index} ({@link PutOptions#defaults()} for a plain one). */
+  public PutOptions options(int index) {
+    return options == null ? PutOptions.defaults() : options.get(index);
+  }
+
+  /** Whether any mutation has options other than the defaults. */
+  public boolean hasOptions() {
+    return options != null;
+  }
+
+  /** Whether writing the batch needs the current entries of its keys (preconditions, keep-expiry). */
+  public boolean readsCurrent() {
+    return readsCurrent;
   }
 
   public int size() {

@@ -106,6 +106,11 @@ public final class BPlusTable implements EngineTable {
   }
 
   @Override
+  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) throws IOException {
+    return newCursor(fromInclusive, toExclusive);
+  }
+
+  @Override
   public org.kvstore.Entry getEntry(byte[] key) throws IOException {
     byte[] v = get(key);
     return v == null ? null : new org.kvstore.Entry(v, 0, 0);

@@ -128,7 +128,7 @@ public final class StoreCatalog {
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
     return new StoreTable(
         t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,
-        new StoreTable.Limits(options.maxKeyBytes(), options.maxValueBytes()));
+        new StoreTable.Limits(options.maxKeyBytes(), options.maxValueBytes()), options.clock());
   }
 
   private Path tableDir(long id) {

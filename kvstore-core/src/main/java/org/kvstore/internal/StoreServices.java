@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   open:  catalog.open (engines open their tables) -&gt; StoreRecovery (log replay, tail cut)
- *          -&gt; WriteAheadLog.open (new segment) -&gt; pipeline.attach -&gt; LogSyncer, StoreCheckpointer
- *   close: StoreCheckpointer, LogSyncer stop -&gt; checkpoint (unless failed) -&gt; tables close -&gt; log close
+ *          -&gt; WriteAheadLog.open (new segment) -&gt; pipeline.attach -&gt; LogSyncer, StoreCheckpointer,
+ *          ActiveExpiry
+ *   close: ActiveExpiry, StoreCheckpointer, LogSyncer stop -&gt; checkpoint (unless failed) -&gt; tables close -&gt; log close
  * </pre>
  *
  * <p>Thread safety: thread-safe after {@link #open}; {@link #close} runs once.
@@ -35,6 +36,7 @@ public final class StoreServices {
   private WriteAheadLog wal;
   private LogSyncer syncer;
   private StoreCheckpointer checkpointer;
+  private ActiveExpiry expiry;
 
   private StoreServices(FileSystem fs, Path dir, StoreOptions options, EngineRegistry engines) {
     this.fs = fs;
@@ -60,6 +62,9 @@ public final class StoreServices {
       s.checkpointer =
           new StoreCheckpointer(s.catalog, s.wal, s.pipeline, options.checkpointInterval(), options.checkpointLogBytes());
       s.checkpointer.start();
+      s.expiry = new ActiveExpiry(s.catalog::tables, options.clock(), options.expiryInterval(),
+          options.expiryEntriesPerPass());
+      s.expiry.start();
       return s;
     } catch (IOException | RuntimeException e) {
       s.abandon(e);
@@ -78,6 +83,9 @@ public final class StoreServices {
 
   /** Closes what an incomplete open left running, persisting nothing. */
   private void abandon(Exception cause) {
+    if (expiry != null) {
+      expiry.close();
+    }
     if (checkpointer != null) {
       checkpointer.close();
     }
@@ -114,6 +122,10 @@ public final class StoreServices {
     checkpointer.checkpoint();
   }
 
+  public ActiveExpiry expiry() {
+    return expiry;
+  }
+
   public long checkpointsCompleted() {
     return checkpointer.completed();
   }
@@ -133,6 +145,7 @@ public final class StoreServices {
   /** Stops the background threads, checkpoints unless the store failed, closes tables and the log. */
   public void close() {
     KVStoreException error = null;
+    expiry.close();
     checkpointer.close();
     syncer.close();
     if (pipeline.failure() == null) {

@@ -5,14 +5,22 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.kvstore.Cursor;
+import java.time.Clock;
 import org.kvstore.Durability;
+import org.kvstore.Entry;
+import org.kvstore.Precondition;
+import org.kvstore.PreconditionFailedException;
+import org.kvstore.PutOptions;
+import org.kvstore.WriteResult;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
@@ -44,6 +52,9 @@ public final class StoreTable implements Table {
   private final Path directory;
   private final WritePipeline pipeline;
   private final Limits limits;
+  private final Clock clock;
+  /** Writes of entries with an expiry since open: the active expiry skips tables where it stays put. */
+  private final LongAdder expiringWrites = new LongAdder();
   private final KeySequencer sequencer = new KeySequencer();
   private final OperationGate gate = new OperationGate();
   private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
@@ -61,7 +72,8 @@ public final class StoreTable implements Table {
       Map<String, String> effectiveProperties,
       Path directory,
       WritePipeline pipeline,
-      Limits limits) {
+      Limits limits,
+      Clock clock) {
     this.descriptor = descriptor;
     this.engine = engine;
     this.durable = durable;
@@ -70,6 +82,7 @@ public final class StoreTable implements Table {
     this.directory = directory;
     this.pipeline = pipeline;
     this.limits = limits;
+    this.clock = clock;
   }
 
   public long id() {
@@ -133,9 +146,10 @@ public final class StoreTable implements Table {
   /**
    * Writes {@code mutations} whose keys hash to {@code stripes}. When {@code readFirst} is given it
    * runs with the stripes locked and quiescent (every earlier write of them applied) and returns the
-   * mutations to write, or {@code null} for none; otherwise {@code mutations} are written.
+   * mutations to write, or {@code null} for none; otherwise {@code mutations} are written. Returns
+   * the write's version (its LSN), or 0 when nothing was written.
    */
-  private void writeLocked(int[] stripes, List<Mutation> mutations, ReadStep readFirst) {
+  private long writeLocked(int[] stripes, List<Mutation> mutations, ReadStep readFirst) {
     enter();
     try {
       WritePipeline.PendingWrite pending;
@@ -146,12 +160,12 @@ public final class StoreTable implements Table {
           sequencer.awaitQuiescent(stripes);
           toWrite = readFirst.read();
           if (toWrite == null || toWrite.isEmpty()) {
-            return;
+            return 0;
           }
         }
+        noteExpiring(toWrite);
         if (!durable) {
-          pipeline.applyUnlogged(this, toWrite);
-          return;
+          return pipeline.applyUnlogged(this, toWrite);
         }
         pending = pipeline.begin(this, toWrite, sequencer, stripes);
       } catch (IOException e) {
@@ -160,8 +174,18 @@ public final class StoreTable implements Table {
         sequencer.unlock(stripes);
       }
       pipeline.finish(pending);
+      return pending.lsn;
     } finally {
       exit();
+    }
+  }
+
+  private void noteExpiring(List<Mutation> mutations) {
+    for (Mutation m : mutations) {
+      if (m.expiresAt() != Entry.NO_EXPIRY) {
+        expiringWrites.increment();
+        return;
+      }
     }
   }
 
@@ -240,7 +264,80 @@ public final class StoreTable implements Table {
     for (Mutation m : mutations) {
       keys.add(m.key());
     }
-    writeLocked(KeySequencer.stripesOf(keys), mutations, null);
+    int[] stripes = KeySequencer.stripesOf(keys);
+    if (!batch.hasOptions()) {
+      writeLocked(stripes, mutations, null);
+    } else if (!batch.readsCurrent()) {
+      writeLocked(stripes, null, () -> resolve(batch, mutations, null));
+    } else {
+      writeLocked(stripes, null, () -> resolve(batch, mutations, new CurrentEntries()));
+    }
+  }
+
+  /**
+   * The entries of keys as they were before a batch, each read once. REQUIRES: the keys' stripes
+   * locked and quiescent. Thread safety: confined to the writing thread.
+   */
+  private final class CurrentEntries {
+    private final Map<ByteBuffer, Entry> read = new HashMap<>();
+    private final Map<ByteBuffer, Entry> seeded = new HashMap<>();
+
+    /** Answers {@code key} with {@code entry} without reading it (already read by the caller). */
+    void seed(byte[] key, Entry entry) {
+      seeded.put(ByteBuffer.wrap(key), entry);
+    }
+
+    Entry get(byte[] key) throws IOException {
+      ByteBuffer k = ByteBuffer.wrap(key);
+      if (seeded.containsKey(k)) {
+        return seeded.get(k);
+      }
+      if (read.containsKey(k)) {
+        return read.get(k);
+      }
+      Entry e = engine.getEntry(key);
+      read.put(k, e);
+      return e;
+    }
+  }
+
+  /**
+   * The mutations of {@code batch} as the engine takes them: preconditions checked against the
+   * entries before the batch ({@code current}; null when the batch reads none), times to live and
+   * keep-expiry resolved to absolute times. Throws {@link PreconditionFailedException} when a
+   * precondition fails.
+   */
+  private List<Mutation> resolve(WriteBatch batch, List<Mutation> mutations, CurrentEntries current)
+      throws IOException {
+    long now = clock.millis();
+    List<Mutation> out = new ArrayList<>(mutations.size());
+    Map<ByteBuffer, Entry> writtenHere = current == null ? null : new HashMap<>();
+    for (int i = 0; i < mutations.size(); i++) {
+      Mutation m = mutations.get(i);
+      PutOptions o = batch.options(i);
+      if (o == PutOptions.defaults()) {
+        out.add(m);
+      } else {
+        Entry before = null;
+        if (current != null && o.readsCurrent()) {
+          before = current.get(m.key());
+          if (!o.precondition().holds(before)) {
+            throw new PreconditionFailedException(qualifiedName(), m.key(), o.precondition(), before);
+          }
+          ByteBuffer k = ByteBuffer.wrap(m.key());
+          if (writtenHere.containsKey(k)) {
+            before = writtenHere.get(k); // keep-expiry follows an earlier put of the batch
+          }
+        }
+        out.add(m.isRemove() ? m : Mutation.put(m.key(), m.value(), o.resolveExpiry(now, before)));
+      }
+      if (writtenHere != null) {
+        Mutation last = out.get(out.size() - 1);
+        writtenHere.put(ByteBuffer.wrap(last.key()),
+            last.isRemove() ? null : new Entry(last.value(), 0, last.expiresAt()));
+      }
+    }
+    return out;
   }
 
   @Override
@@ -256,18 +353,175 @@ public final class StoreTable implements Table {
       for (int i = 0; i < current.length; i++) {
         current[i] = engine.get(keys.get(i));
       }
-      WriteBatch batch = update.apply(current);
-      if (batch == null || batch.isEmpty()) {
+      return checkUpdate(keys, update.apply(current), null);
+    });
+  }
+
+  @Override
+  public void updateEntries(List<byte[]> keys, Function<Entry[], WriteBatch> update) {
+    if (keys == null || update == null) {
+      throw new InvalidArgumentException(keys == null ? "keys" : "update", "must not be null");
+    }
+    for (byte[] k : keys) {
+      checkKey(k);
+    }
+    writeLocked(KeySequencer.stripesOf(keys), null, () -> {
+      Entry[] current = new Entry[keys.size()];
+      CurrentEntries known = new CurrentEntries();
+      for (int i = 0; i < current.length; i++) {
+        current[i] = engine.getEntry(keys.get(i));
+        known.seed(keys.get(i), current[i]);
+      }
+      return checkUpdate(keys, update.apply(current), known);
+    });
+  }
+
+  /** The mutations of an update's batch, checked to touch only {@code keys}, options resolved. */
+  private List<Mutation> checkUpdate(List<byte[]> keys, WriteBatch batch, CurrentEntries known)
+      throws IOException {
+    if (batch == null || batch.isEmpty()) {
+      return null;
+    }
+    List<Mutation> mutations = checkBatch(batch);
+    byte[] stray = firstKeyNotAmong(mutations, keys);
+    if (stray != null) {
+      throw new InvalidArgumentException(
+          "update", "the batch writes key " + Keys.printable(stray) + " which is not among the keys read");
+    }
+    if (!batch.hasOptions()) {
+      return mutations;
+    }
+    return resolve(batch, mutations, batch.readsCurrent() ? (known != null ? known : new CurrentEntries()) : null);
+  }
+
+  @Override
+  public Entry getEntry(byte[] key) {
+    checkKey(key);
+    enter();
+    try {
+      return engine.getEntry(key);
+    } catch (IOException e) {
+      throw io("get", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, PutOptions options) {
+    checkKey(key);
+    checkValue(key, value);
+    if (options == null) {
+      throw new InvalidArgumentException("options", "must not be null");
+    }
+    byte[] k = key.clone();
+    byte[] v = value.clone();
+    int[] stripes = KeySequencer.stripesOf(k);
+    if (!options.readsCurrent()) {
+      long version = writeLocked(stripes, null,
+          () -> List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), null))));
+      return new WriteResult(true, version, null);
+    }
+    Entry[] found = new Entry[1];
+    long version = writeLocked(stripes, null, () -> {
+      Entry current = engine.getEntry(k);
+      found[0] = current;
+      if (!options.precondition().holds(current)) {
         return null;
       }
-      List<Mutation> mutations = checkBatch(batch);
-      byte[] stray = firstKeyNotAmong(mutations, keys);
-      if (stray != null) {
-        throw new InvalidArgumentException(
-            "update", "the batch writes key " + Keys.printable(stray) + " which is not among the keys read");
-      }
-      return mutations;
+      return List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), current)));
     });
+    if (version == 0) {
+      return new WriteResult(false, found[0] == null ? 0 : found[0].version(), found[0]);
+    }
+    return new WriteResult(true, version, found[0]);
+  }
+
+  @Override
+  public WriteResult remove(byte[] key, Precondition precondition) {
+    checkKey(key);
+    if (precondition == null) {
+      throw new InvalidArgumentException("precondition", "must not be null");
+    }
+    byte[] k = key.clone();
+    Entry[] found = new Entry[1];
+    long version = writeLocked(KeySequencer.stripesOf(k), null, () -> {
+      Entry current = engine.getEntry(k);
+      found[0] = current;
+      return current != null && precondition.holds(current) ? List.of(Mutation.remove(k)) : null;
+    });
+    Entry previous = found[0];
+    if (version == 0) {
+      return new WriteResult(false, previous == null ? 0 : previous.version(), previous);
+    }
+    return new WriteResult(true, 0, previous);
+  }
+
+  @Override
+  public boolean expireAt(byte[] key, long epochMillis) {
+    checkKey(key);
+    if (epochMillis < 1) {
+      throw new InvalidArgumentException(
+          "expireAt", "must be a positive time in milliseconds since the epoch, was " + epochMillis);
+    }
+    byte[] k = key.clone();
+    return writeLocked(KeySequencer.stripesOf(k), null, () -> {
+      Entry current = engine.getEntry(k);
+      if (current == null) {
+        return null;
+      }
+      return epochMillis <= clock.millis()
+          ? List.of(Mutation.remove(k))
+          : List.of(Mutation.put(k, current.value(), epochMillis));
+    }) != 0;
+  }
+
+  @Override
+  public boolean persist(byte[] key) {
+    checkKey(key);
+    byte[] k = key.clone();
+    return writeLocked(KeySequencer.stripesOf(k), null, () -> {
+      Entry current = engine.getEntry(k);
+      return current == null || !current.hasExpiry()
+          ? null
+          : List.of(Mutation.put(k, current.value(), Entry.NO_EXPIRY));
+    }) != 0;
+  }
+
+  /**
+   * Removes those of {@code keys} that are still absent to reads (expired, or already gone), through
+   * the logged write path, in one batch: the active expiry's delete. A key written again since it
+   * was found expired is kept. Returns how many removals were written.
+   */
+  int removeExpired(List<byte[]> keys) {
+    if (keys.isEmpty()) {
+      return 0;
+    }
+    int[] removed = {0};
+    writeLocked(KeySequencer.stripesOf(keys), null, () -> {
+      List<Mutation> out = new ArrayList<>(keys.size());
+      for (byte[] k : keys) {
+        if (engine.getEntry(k) == null) {
+          out.add(Mutation.remove(k));
+        }
+      }
+      removed[0] = out.size();
+      return out;
+    });
+    return removed[0];
+  }
+
+  /**
+   * How many writes of entries with an expiry this table took since open (a batch counts once): the
+   * active expiry rests on a table after a full round that saw no expiring entry until it changes.
+   */
+  long expiringWrites() {
+    return expiringWrites.sum();
+  }
+
+  /** The store's clock, which expiry times are compared with. */
+  Clock clock() {
+    return clock;
   }
 
   /**

@@ -101,6 +101,12 @@ public interface EngineTable extends AutoCloseable {
   Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) throws IOException;
 
   /**
+   * {@link #newCursor}, but expired entries are included, with their expiry: the store's active
+   * expiry finds the entries to remove this way. Entries are still each key's newest.
+   */
+  Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) throws IOException;
+
+  /**
    * Persists every mutation applied before the call (see the persistence protocol) and returns the
    * LSN now recorded as persisted. A no-op returning 0 for engines that are not durable.
    */

@@ -137,6 +137,11 @@ public final class SnapshotTestEngine implements TableEngine {
     }
 
     @Override
+    public Cursor newCursorIncludingExpired(byte[] from, byte[] to) {
+      return MapRangeCursor.over(map, from, to, null);
+    }
+
+    @Override
     public synchronized long flush() throws IOException {
       long lsn = ctx.appliedLsn().getAsLong();
       long size = 8 + 8 + 4 + 4;

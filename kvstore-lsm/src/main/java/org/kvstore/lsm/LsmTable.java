@@ -314,6 +314,11 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   }
 
   @Override
+  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) throws IOException {
+    return newCursor(fromInclusive, toExclusive);
+  }
+
+  @Override
   public org.kvstore.Entry getEntry(byte[] key) throws IOException {
     byte[] v = get(key);
     return v == null ? null : new org.kvstore.Entry(v, 0, 0);

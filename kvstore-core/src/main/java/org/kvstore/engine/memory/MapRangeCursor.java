@@ -12,7 +12,8 @@ import org.kvstore.Entry;
 /**
  * A {@link Cursor} over the range {@code [fromInclusive, toExclusive)} of a sorted map of keys to
  * {@link Entry entries} (ordered by unsigned bytes); a {@code null} bound is an open end. Entries
- * expired at {@code clock}'s time when the cursor reaches them are skipped. Over a concurrent map it
+ * expired at {@code clock}'s time when the cursor reaches them are skipped (all are shown when the
+ * clock is null). Over a concurrent map it
  * is weakly consistent: each key at most once, in order. Keys and values are copied out.
  *
  * <p>Thread safety: confined to one thread.
@@ -51,7 +52,7 @@ public final class MapRangeCursor implements Cursor {
     while (it.hasNext()) {
       Map.Entry<byte[], Entry> e = it.next();
       Entry entry = e.getValue();
-      if (!Entry.isExpired(entry.expiresAt(), clock.millis())) {
+      if (clock == null || !Entry.isExpired(entry.expiresAt(), clock.millis())) {
         key = e.getKey();
         current = entry;
         return true;

@@ -93,6 +93,11 @@ final class MemoryTable implements EngineTable {
   }
 
   @Override
+  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) {
+    return MapRangeCursor.over(map, fromInclusive, toExclusive, null);
+  }
+
+  @Override
   public long flush() {
     return 0;
   }

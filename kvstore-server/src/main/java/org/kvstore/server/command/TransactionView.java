@@ -157,6 +157,36 @@ public final class TransactionView implements Table {
     write(batch);
   }
 
+  @Override
+  public org.kvstore.Entry getEntry(byte[] key) {
+    throw new UnsupportedOperationException("expiry inside MULTI is not wired yet");
+  }
+
+  @Override
+  public org.kvstore.WriteResult put(byte[] key, byte[] value, org.kvstore.PutOptions options) {
+    throw new UnsupportedOperationException("expiry inside MULTI is not wired yet");
+  }
+
+  @Override
+  public org.kvstore.WriteResult remove(byte[] key, org.kvstore.Precondition precondition) {
+    throw new UnsupportedOperationException("expiry inside MULTI is not wired yet");
+  }
+
+  @Override
+  public boolean expireAt(byte[] key, long epochMillis) {
+    throw new UnsupportedOperationException("expiry inside MULTI is not wired yet");
+  }
+
+  @Override
+  public boolean persist(byte[] key) {
+    throw new UnsupportedOperationException("expiry inside MULTI is not wired yet");
+  }
+
+  @Override
+  public void updateEntries(List<byte[]> keys, Function<org.kvstore.Entry[], WriteBatch> update) {
+    throw new UnsupportedOperationException("expiry inside MULTI is not wired yet");
+  }
+
   /** The table's entries in the range with the transaction's writes so far applied over them. */
   @Override
   public Cursor scan(byte[] fromInclusive, byte[] toExclusive, int limit) {

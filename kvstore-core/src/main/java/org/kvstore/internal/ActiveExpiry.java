@@ -1,0 +1,215 @@
+package org.kvstore.internal;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.kvstore.Cursor;
+import org.kvstore.Entry;
+import org.kvstore.KVStoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Active expiry: removes expired entries nobody reads, through the logged write path (so a
+ * recovery or a replica sees the same deletes), without a full scan per pass.
+ *
+ * <p>Each table is walked in key order by a resumable cursor that sees expired entries
+ * ({@link org.kvstore.spi.EngineTable#newCursorIncludingExpired}); one pass examines at most
+ * {@code entriesPerPass} entries of a table and then removes the expired ones it found, in batches
+ * of {@link #REMOVE_BATCH} keys, each key only if it is still expired under its key lock. As in
+ * Redis' active expire cycle, a pass that found many expired entries (a quarter or more) is
+ * followed at once by another, within a time budget of a quarter of the interval per tick; else
+ * the table waits for the next tick. A table where a full round saw no entry with an expiry rests
+ * until it takes an expiring write ({@link StoreTable#expiringWrites()}), so a store without
+ * expiries costs nothing. The reasoning is in docs/decisions/0025-active-expiry.md.
+ *
+ * <p>Thread safety: one background thread runs the ticks; {@link #runFullRounds} may be called from
+ * any thread. Both take {@code this} for a pass, so passes never run concurrently.
+ */
+public final class ActiveExpiry implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ActiveExpiry.class);
+  /** Keys removed per logged batch. */
+  static final int REMOVE_BATCH = 1024;
+  private static final double REPEAT_FRACTION = 0.25;
+
+  private final Supplier<? extends Iterable<StoreTable>> tables;
+  private final Clock clock;
+  private final Duration interval;
+  private final int entriesPerPass;
+  private final Thread thread;
+  private volatile boolean stopping;
+  @GuardedBy("this")
+  private final Map<StoreTable, Progress> progress = new HashMap<>();
+  private final AtomicLong examined = new AtomicLong();
+  private final AtomicLong removed = new AtomicLong();
+  private final AtomicLong passes = new AtomicLong();
+  private final AtomicLong busyNanos = new AtomicLong();
+
+  /** Counters since open: entries examined, expired entries removed, passes, time spent in passes. */
+  public record Stats(long examined, long removed, long passes, long busyNanos) {}
+
+  /** Where a table's round stands. Thread safety: guarded by the owning ActiveExpiry. */
+  private static final class Progress {
+    byte[] resumeAt;
+    boolean roundSawExpiring;
+    long writesAtRoundStart;
+    boolean resting;
+  }
+
+  public ActiveExpiry(
+      Supplier<? extends Iterable<StoreTable>> tables, Clock clock, Duration interval,
+      int entriesPerPass) {
+    this.tables = tables;
+    this.clock = clock;
+    this.interval = interval;
+    this.entriesPerPass = entriesPerPass;
+    this.thread = new Thread(this::run, "kvstore-active-expiry");
+    thread.setDaemon(true);
+  }
+
+  /** Starts the background ticks, unless the interval is zero (active expiry off). */
+  public void start() {
+    if (!interval.isZero()) {
+      thread.start();
+    }
+  }
+
+  private void run() {
+    long budget = Math.max(1_000_000L, interval.toNanos() / 4);
+    while (!stopping) {
+      LockSupport.parkNanos(interval.toNanos());
+      if (stopping) {
+        break;
+      }
+      try {
+        tick(budget);
+      } catch (KVStoreException e) {
+        // A closed or failed store: its writes are refused; reads still hide expired entries.
+        LOG.debug("active expiry pass stopped: {}", e.toString());
+      } catch (RuntimeException e) {
+        LOG.warn("active expiry pass failed", e);
+      }
+    }
+  }
+
+  private synchronized void tick(long budgetNanos) {
+    long start = System.nanoTime();
+    Set<StoreTable> live = new HashSet<>();
+    for (StoreTable t : tables.get()) {
+      live.add(t);
+      double fraction;
+      do {
+        fraction = pass(t);
+      } while (fraction >= REPEAT_FRACTION && !stopping && System.nanoTime() - start < budgetNanos);
+    }
+    progress.keySet().retainAll(live);
+  }
+
+  /**
+   * Runs passes until every table finished a full round from where it stood, and returns how many
+   * expired entries were removed: for operators and tests that want the space back now.
+   */
+  public synchronized long runFullRounds() {
+    long before = removed.get();
+    for (StoreTable t : tables.get()) {
+      Progress p = progress.computeIfAbsent(t, k -> new Progress());
+      p.resting = false;
+      boolean wrapped = false;
+      while (!wrapped) {
+        pass(t);
+        wrapped = p.resumeAt == null;
+      }
+    }
+    return removed.get() - before;
+  }
+
+  /** One pass over {@code t}; returns the fraction of examined entries that were expired. */
+  @GuardedBy("this")
+  private double pass(StoreTable t) {
+    Progress p = progress.computeIfAbsent(t, k -> new Progress());
+    long writes = t.expiringWrites();
+    if (p.resting) {
+      if (writes == p.writesAtRoundStart) {
+        return 0;
+      }
+      p.resting = false;
+    }
+    if (p.resumeAt == null) {
+      p.roundSawExpiring = false;
+      p.writesAtRoundStart = writes;
+    }
+    long started = System.nanoTime();
+    List<byte[]> expired = new ArrayList<>();
+    int seen = 0;
+    boolean exhausted;
+    t.enter();
+    try (Cursor c = t.engine().newCursorIncludingExpired(p.resumeAt, null)) {
+      long now = clock.millis();
+      byte[] last = null;
+      while (seen < entriesPerPass && c.next()) {
+        seen++;
+        long expiresAt = c.expiresAt();
+        if (expiresAt != Entry.NO_EXPIRY) {
+          p.roundSawExpiring = true;
+          if (Entry.isExpired(expiresAt, now)) {
+            last = c.key();
+            expired.add(last);
+            continue;
+          }
+        }
+        if (seen == entriesPerPass) {
+          last = c.key();
+        }
+      }
+      exhausted = seen < entriesPerPass;
+      p.resumeAt = exhausted ? null : successor(last);
+    } catch (IOException e) {
+      throw t.io("active expiry scan", e);
+    } finally {
+      t.exit();
+    }
+    int removedHere = 0;
+    for (int from = 0; from < expired.size(); from += REMOVE_BATCH) {
+      removedHere += t.removeExpired(expired.subList(from, Math.min(expired.size(), from + REMOVE_BATCH)));
+    }
+    if (exhausted && !p.roundSawExpiring && t.expiringWrites() == p.writesAtRoundStart) {
+      p.resting = true;
+    }
+    examined.addAndGet(seen);
+    removed.addAndGet(removedHere);
+    passes.incrementAndGet();
+    busyNanos.addAndGet(System.nanoTime() - started);
+    return seen == 0 ? 0 : (double) expired.size() / seen;
+  }
+
+  /** The smallest key after {@code key}: the key with a zero byte appended. */
+  private static byte[] successor(byte[] key) {
+    return Arrays.copyOf(key, key.length + 1);
+  }
+
+  public Stats stats() {
+    return new Stats(examined.get(), removed.get(), passes.get(), busyNanos.get());
+  }
+
+  @Override
+  public void close() {
+    stopping = true;
+    LockSupport.unpark(thread);
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
