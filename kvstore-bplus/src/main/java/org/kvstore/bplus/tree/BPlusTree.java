@@ -42,9 +42,10 @@ import org.kvstore.codec.FixedLE;
  * version and expiry time. Reads judge expiry by the tree's clock and treat an expired cell as
  * absent. A write that latches a leaf exclusively first drops the leaf's expired cells (and frees
  * their overflow chains): the entry count then no longer counts them. The leaf's expiry hint lets
- * the write skip that scan until a cell can have expired. Nothing is logged for it: expiry is an
- * absolute time, so a replayed or recovered table agrees that those entries are gone, and a B+tree
- * holds one cell per key, so dropping an expired cell brings no older value back.
+ * the write skip that scan until a cell can have expired (docs/decisions/0027-bplus-expiry.md).
+ * Nothing is logged for it: expiry is an absolute time, so a replayed or recovered table agrees
+ * that those entries are gone, and a B+tree holds one cell per key, so dropping an expired cell
+ * brings no older value back.
  *
  * <p>Thread safety: thread-safe.
  */
