@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.kvstore.CorruptionException;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 import org.kvstore.bplus.buffer.BufferPool;
 import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.page.MetaPage;
@@ -65,7 +66,7 @@ public final class BPlusTable implements EngineTable {
     Path dir = context.directory();
     Path path = dir.resolve(FILE_NAME);
     if (!fs.exists(path)) {
-      create(fs, dir, options);
+      create(fs, dir, options, context.clock());
     }
     StorageFile f = fs.open(path, FileSystem.OpenMode.READ_WRITE);
     try {
@@ -78,7 +79,8 @@ public final class BPlusTable implements EngineTable {
         throw new CorruptionException(path, meta.slot() * options.pageSizeBytes(),
             "meta page names root " + meta.rootPageId() + ", expected " + BPlusTree.ROOT_ID);
       }
-      BPlusTree tree = BPlusTree.open(pool, meta.entryCount(), meta.nextChainId());
+      BPlusTree tree =
+          BPlusTree.open(pool, meta.entryCount(), meta.nextChainId(), context.clock());
       LOG.debug("opened {} at checkpoint {} (lsn {}, {} entries)", context.tableName(),
           meta.checkpointSeq(), meta.checkpointLsn(), meta.entryCount());
       return new BPlusTable(context, opened.file(), pool, tree, gate, meta);
@@ -89,7 +91,8 @@ public final class BPlusTable implements EngineTable {
   }
 
   /** Writes an empty tree's first checkpoint to a temporary file and renames it into place. */
-  private static void create(FileSystem fs, Path dir, BPlusOptions options) throws IOException {
+  private static void create(FileSystem fs, Path dir, BPlusOptions options, java.time.Clock clock)
+      throws IOException {
     Path tmp = dir.resolve(TEMP_NAME);
     fs.delete(tmp);
     StorageFile f = fs.open(tmp, FileSystem.OpenMode.CREATE_NEW);
@@ -97,7 +100,7 @@ public final class BPlusTable implements EngineTable {
       PageFile pf = PageFile.create(f, options.pageSizeBytes());
       CheckpointGate gate = new CheckpointGate();
       BufferPool pool = new BufferPool(pf, 8L * options.pageSizeBytes(), 1.0, gate);
-      BPlusTree tree = BPlusTree.create(pool);
+      BPlusTree tree = BPlusTree.create(pool, clock);
       MetaPage none = new MetaPage(options.pageSizeBytes(), 0, 0, BPlusTree.ROOT_ID, 1, 0, 1, 0, 1);
       new PageFileCheckpointer(pf, pool, tree, gate, () -> 0, none).checkpoint();
     }
@@ -106,14 +109,13 @@ public final class BPlusTable implements EngineTable {
   }
 
   @Override
-  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) throws IOException {
-    return newCursor(fromInclusive, toExclusive);
+  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) {
+    return tree.newCursorIncludingExpired(fromInclusive, toExclusive);
   }
 
   @Override
-  public org.kvstore.Entry getEntry(byte[] key) throws IOException {
-    byte[] v = get(key);
-    return v == null ? null : new org.kvstore.Entry(v, 0, 0);
+  public Entry getEntry(byte[] key) throws IOException {
+    return tree.getEntry(key);
   }
 
   @Override
@@ -123,25 +125,27 @@ public final class BPlusTable implements EngineTable {
 
   @Override
   public void put(byte[] key, byte[] value, long expiresAt, long lsn) throws IOException {
-    write(BPlusTree::put, key, value);
+    write(BPlusTree::put, key, value, expiresAt, lsn);
   }
 
   @Override
   public void remove(byte[] key, long lsn) throws IOException {
-    write((t, k, unused) -> t.remove(k), key, null);
+    write((t, k, unused, unusedExpiry, unusedLsn) -> t.remove(k), key, null, 0, lsn);
   }
 
   @Override
   public void apply(List<Mutation> batch, long lsn) throws IOException {
-    write(BPlusTable::applyBatch, batch, null);
+    write(BPlusTable::applyBatch, batch, null, 0, lsn);
   }
 
-  private static void applyBatch(BPlusTree tree, List<Mutation> batch, Object unused) throws IOException {
+  private static void applyBatch(
+      BPlusTree tree, List<Mutation> batch, Object unused, long unusedExpiry, long lsn)
+      throws IOException {
     for (Mutation m : batch) {
       if (m.isRemove()) {
         tree.remove(m.key());
       } else {
-        tree.put(m.key(), m.value());
+        tree.put(m.key(), m.value(), m.expiresAt(), lsn);
       }
     }
   }
@@ -149,19 +153,20 @@ public final class BPlusTable implements EngineTable {
   /** One change of the tree by {@link #write}. */
   @FunctionalInterface
   private interface TreeChange<A, B> {
-    void applyTo(BPlusTree tree, A a, B b) throws IOException;
+    void applyTo(BPlusTree tree, A a, B b, long expiresAt, long lsn) throws IOException;
   }
 
   /**
-   * Makes {@code change} with {@code a} and {@code b} inside the checkpoint gate, and latches its
-   * failure: the tree may be half changed, so later writes and checkpoints are refused. The changes
-   * are passed with their arguments rather than as capturing lambdas, so that a write allocates
-   * nothing for them.
+   * Makes {@code change} with {@code a}, {@code b}, {@code expiresAt} and {@code lsn} (the version
+   * of the entries it writes) inside the checkpoint gate, and latches its failure: the tree may be
+   * half changed, so later writes and checkpoints are refused. The changes are passed with their
+   * arguments rather than as capturing lambdas, so that a write allocates nothing for them.
    */
-  private <A, B> void write(TreeChange<A, B> change, A a, B b) throws IOException {
+  private <A, B> void write(TreeChange<A, B> change, A a, B b, long expiresAt, long lsn)
+      throws IOException {
     enterWrite();
     try {
-      change.applyTo(tree, a, b);
+      change.applyTo(tree, a, b, expiresAt, lsn);
     } catch (IOException | RuntimeException | Error e) {
       failure = e;
       throw e;
@@ -199,6 +204,10 @@ public final class BPlusTable implements EngineTable {
     return checkpointer.persistedLsn();
   }
 
+  /**
+   * The entry estimate is the tree's cell count: it no longer counts an expired entry once a write
+   * to its leaf reclaimed it, and still counts expired entries no write has reached yet.
+   */
   @Override
   public EngineStats stats() throws IOException {
     BufferPool.Stats s = pool.stats();

@@ -24,6 +24,10 @@ public final class FakeClock extends Clock {
     return new FakeClock(1_767_225_600_000L);
   }
 
+  public void set(long nowMillis) {
+    millis.set(nowMillis);
+  }
+
   public void advance(Duration d) {
     millis.addAndGet(d.toMillis());
   }

@@ -12,8 +12,18 @@ import org.kvstore.codec.FixedLE;
  * <p>Thread safety: stateless.
  */
 public final class PageFormat {
-  /** The format version written in every page header; readers reject others. */
+  /**
+   * The format version of every page type but LEAF, and the oldest LEAF version: what this build
+   * writes in the header of META, BRANCH, OVERFLOW and PAGE_TABLE pages.
+   */
   public static final int VERSION = 1;
+
+  /**
+   * The version of the LEAF pages this build writes: cells may carry a version and an expiry time.
+   * Version 1 leaves are still read (their cells are valid version 2 cells without either) and are
+   * written as version 2 when they change.
+   */
+  public static final int LEAF_VERSION = 2;
 
   public static final int MIN_PAGE_SIZE = 4 << 10;
   public static final int MAX_PAGE_SIZE = 64 << 10;
@@ -48,11 +58,33 @@ public final class PageFormat {
     return FixedLE.getLong(page, PAGE_ID_OFFSET);
   }
 
+  /** The format version this build writes for pages of {@code type}. */
+  public static int currentVersion(PageType type) {
+    return type == PageType.LEAF ? LEAF_VERSION : VERSION;
+  }
+
+  /** Whether this build reads a page of {@code type} (null: unknown) in format {@code version}. */
+  public static boolean isReadable(PageType type, int version) {
+    return version == VERSION || (version == LEAF_VERSION && type == PageType.LEAF);
+  }
+
+  public static int version(byte[] page) {
+    return page[VERSION_OFFSET] & 0xFF;
+  }
+
+  /**
+   * Sets the header's version to this build's version for the page's type. Called by every change
+   * of a page's cells: a page this build changed is in this build's format.
+   */
+  static void stampCurrentVersion(byte[] page) {
+    page[VERSION_OFFSET] = (byte) currentVersion(type(page));
+  }
+
   /** Clears {@code page} and writes a common header of {@code type} and {@code pageId}. */
   public static void initHeader(byte[] page, PageType type, long pageId) {
     java.util.Arrays.fill(page, (byte) 0);
     page[TYPE_OFFSET] = (byte) type.code();
-    page[VERSION_OFFSET] = (byte) VERSION;
+    page[VERSION_OFFSET] = (byte) currentVersion(type);
     FixedLE.putLong(page, PAGE_ID_OFFSET, pageId);
   }
 
@@ -85,13 +117,13 @@ public final class PageFormat {
           which + ": checksum mismatch, stored 0x" + Integer.toHexString(stored) + ", computed 0x"
               + Integer.toHexString(actual));
     }
-    int version = page[VERSION_OFFSET] & 0xFF;
-    if (version != VERSION) {
-      throw new CorruptionException(
-          file, offset, which + ": unknown format version " + version + " (this build reads "
-              + VERSION + ")");
-    }
+    int version = version(page);
     PageType type = type(page);
+    if (!isReadable(type, version)) {
+      throw new CorruptionException(
+          file, offset, which + ": unknown format version " + version + " for a " + type
+              + " page (this build reads " + VERSION + ", and " + LEAF_VERSION + " for LEAF pages)");
+    }
     if (expected != null && type != expected) {
       throw new CorruptionException(
           file, offset, which + ": expected a " + expected + " page, found type "

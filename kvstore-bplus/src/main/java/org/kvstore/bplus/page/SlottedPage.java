@@ -40,9 +40,13 @@ public final class SlottedPage {
     return (pageSize - PAGE_HEADER_BYTES) / 4;
   }
 
-  /** Longest key stored inline; longer keys use {@link #KEY_OVERFLOW}. */
+  /**
+   * Longest key stored inline; longer keys use {@link #KEY_OVERFLOW}. The margin leaves room, in a
+   * cell of at most {@link #maxCell} bytes, for the flags, both lengths, a chain reference and the
+   * cell's expiry and version (1 + 3 + 5 + 16 + 8 + 10 = 43 bytes at most).
+   */
   public static int maxInlineKey(int pageSize) {
-    return maxCell(pageSize) - 32;
+    return maxCell(pageSize) - 48;
   }
 
   /** Clears {@code page} into an empty slotted page. */
@@ -107,9 +111,11 @@ public final class SlottedPage {
 
   /**
    * Makes room for a cell of {@code size} bytes at slot {@code index} and returns its offset; the
-   * caller writes the cell there. REQUIRES: {@code fits(page, size)}.
+   * caller writes the cell there (and, in a leaf, calls {@link LeafPage#noteCellWritten}).
+   * REQUIRES: {@code fits(page, size)}.
    */
   public static int allocateCell(byte[] page, int index, int size) {
+    PageFormat.stampCurrentVersion(page);
     if (freeGap(page) < size + 2) {
       compact(page);
     }
@@ -129,10 +135,14 @@ public final class SlottedPage {
   public static void insertCell(byte[] page, int index, byte[] cell, int from, int len) {
     int off = allocateCell(page, index, len);
     System.arraycopy(cell, from, page, off, len);
+    if (PageFormat.type(page) == PageType.LEAF) {
+      LeafPage.noteCellWritten(page, off);
+    }
   }
 
   /** Removes the cell at slot {@code index}; its bytes become garbage. */
   public static void removeCell(byte[] page, int index) {
+    PageFormat.stampCurrentVersion(page);
     int n = count(page);
     int off = cellOffset(page, index);
     int size = cellSize(page, off);
@@ -149,6 +159,7 @@ public final class SlottedPage {
 
   /** Rewrites the cells contiguously at the end of the page, in slot order; garbage becomes 0. */
   public static void compact(byte[] page) {
+    PageFormat.stampCurrentVersion(page);
     int n = count(page);
     byte[] copy = page.clone();
     int end = page.length;

@@ -1,11 +1,13 @@
 package org.kvstore.bplus.tree;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.kvstore.CorruptionException;
+import org.kvstore.Entry;
 import org.kvstore.bplus.buffer.BufferPool;
 import org.kvstore.bplus.buffer.Frame;
 import org.kvstore.bplus.buffer.PageFile;
@@ -36,6 +38,15 @@ import org.kvstore.codec.FixedLE;
  * <p>Mutations run inside the {@link CheckpointGate} (the caller enters it), so a checkpoint's
  * freeze never sees a half-applied mutation.
  *
+ * <p>Versions and expiry (docs/format/bplus.md section 3.3). Every leaf cell may carry its entry's
+ * version and expiry time. Reads judge expiry by the tree's clock and treat an expired cell as
+ * absent. A write that latches a leaf exclusively first drops the leaf's expired cells (and frees
+ * their overflow chains): the entry count then no longer counts them. The leaf's expiry hint lets
+ * the write skip that scan until a cell can have expired (docs/decisions/0027-bplus-expiry.md).
+ * Nothing is logged for it: expiry is an absolute time, so a replayed or recovered table agrees
+ * that those entries are gone, and a B+tree holds one cell per key, so dropping an expired cell
+ * brings no older value back.
+ *
  * <p>Thread safety: thread-safe.
  */
 public final class BPlusTree {
@@ -49,9 +60,11 @@ public final class BPlusTree {
   private final int maxInlineKey;
   private final OverflowChains chains;
   private final AtomicLong entryCount;
+  private final Clock clock;
 
-  private BPlusTree(BufferPool pool, long entryCount, long nextChainId) {
+  private BPlusTree(BufferPool pool, long entryCount, long nextChainId, Clock clock) {
     this.pool = pool;
+    this.clock = clock;
     this.file = pool.file();
     this.pageSize = pool.pageSize();
     this.maxCell = SlottedPage.maxCell(pageSize);
@@ -60,13 +73,15 @@ public final class BPlusTree {
     this.entryCount = new AtomicLong(entryCount);
   }
 
-  /** A tree over an existing root (opened from a checkpoint). */
-  public static BPlusTree open(BufferPool pool, long entryCount, long nextChainId) {
-    return new BPlusTree(pool, entryCount, nextChainId);
+  /**
+   * A tree over an existing root (opened from a checkpoint); {@code clock} judges expiry times.
+   */
+  public static BPlusTree open(BufferPool pool, long entryCount, long nextChainId, Clock clock) {
+    return new BPlusTree(pool, entryCount, nextChainId, clock);
   }
 
   /** A new empty tree: allocates the root (id 1) as an empty leaf. */
-  public static BPlusTree create(BufferPool pool) throws IOException {
+  public static BPlusTree create(BufferPool pool, Clock clock) throws IOException {
     long id = pool.file().allocatePage();
     if (id != ROOT_ID) {
       throw new IllegalStateException("the root must be page 1, got " + id);
@@ -75,9 +90,13 @@ public final class BPlusTree {
       SlottedPage.init(root.data(), PageType.LEAF, 0, ROOT_ID, 0);
       root.markDirty();
     }
-    return new BPlusTree(pool, 0, 1);
+    return new BPlusTree(pool, 0, 1, clock);
   }
 
+  /**
+   * Cells in the leaves: live entries plus expired ones that no write has dropped yet (an expired
+   * cell stops counting when a write to its leaf reclaims it).
+   */
   public long entryCount() {
     return entryCount.get();
   }
@@ -99,6 +118,11 @@ public final class BPlusTree {
 
   OverflowChains chains() {
     return chains;
+  }
+
+  /** The clock's current time, for expiry (ms since the epoch). */
+  long now() {
+    return clock.millis();
   }
 
   // ---- reads ----
@@ -234,11 +258,26 @@ public final class BPlusTree {
   /** A marker for "retry" in {@link #getOptimistic}. */
   private static final byte[] RETRY = new byte[0];
 
-  /** The value of {@code key}, or null. */
+  /** The value of {@code key}, or null when absent or expired. */
   public byte[] get(byte[] key) throws IOException {
+    return lookup(key, null);
+  }
+
+  /** The entry of {@code key} with its version and expiry, or null when absent or expired. */
+  public Entry getEntry(byte[] key) throws IOException {
+    long[] meta = new long[2];
+    byte[] v = lookup(key, meta);
+    return v == null ? null : new Entry(v, meta[0], meta[1]);
+  }
+
+  /**
+   * The value of {@code key}, or null when absent or expired; when {@code meta} is not null, sets
+   * {@code meta[0]} to the entry's version and {@code meta[1]} to its expiry.
+   */
+  private byte[] lookup(byte[] key, long[] meta) throws IOException {
     Probe probe = new Probe();
     for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-      byte[] v = getOptimistic(key, probe);
+      byte[] v = getOptimistic(key, probe, meta);
       if (v == FALL_BACK) {
         break;
       }
@@ -247,11 +286,14 @@ public final class BPlusTree {
       }
       Thread.onSpinWait();
     }
-    return getLatched(key);
+    return getLatched(key, meta);
   }
 
-  /** One optimistic get: the value, null when absent, {@link #RETRY} or {@link #FALL_BACK}. */
-  private byte[] getOptimistic(byte[] key, Probe probe) throws IOException {
+  /**
+   * One optimistic get: the value, null when absent or expired, {@link #RETRY} or {@link
+   * #FALL_BACK}; fills {@code meta} as {@link #lookup} says.
+   */
+  private byte[] getOptimistic(byte[] key, Probe probe, long[] meta) throws IOException {
     if (!descendOptimistic(key, 0, probe)) {
       return probe.fallback ? FALL_BACK : RETRY;
     }
@@ -274,14 +316,19 @@ public final class BPlusTree {
         return f.validate(s) ? FALL_BACK : RETRY; // chains are read under the leaf's latch
       }
       byte[] v = copyChecked(d, LeafPage.valueOffset(d, off), LeafPage.valueLength(d, off));
-      return f.validate(s) ? v : RETRY;
+      long expiresAt = LeafPage.expiresAt(d, off);
+      long version = meta != null ? LeafPage.version(d, off) : 0;
+      if (!f.validate(s)) {
+        return RETRY;
+      }
+      return found(v, version, expiresAt, meta);
     } catch (RuntimeException e) {
       return f.validate(s) ? FALL_BACK : RETRY;
     }
   }
 
-  /** {@link #get} with shared latch coupling. */
-  private byte[] getLatched(byte[] key) throws IOException {
+  /** {@link #lookup} with shared latch coupling. */
+  private byte[] getLatched(byte[] key, long[] meta) throws IOException {
     PinnedPage p = descendShared(key);
     try {
       byte[] d = p.data();
@@ -289,10 +336,28 @@ public final class BPlusTree {
       if (idx < 0) {
         return null;
       }
-      return value(d, SlottedPage.cellOffset(d, idx), false);
+      int off = SlottedPage.cellOffset(d, idx);
+      long expiresAt = LeafPage.expiresAt(d, off);
+      if (Entry.isExpired(expiresAt, now())) {
+        return null; // before reading an overflow chain for nothing
+      }
+      long version = meta != null ? LeafPage.version(d, off) : 0;
+      return found(value(d, off, false), version, expiresAt, meta);
     } finally {
       p.close();
     }
+  }
+
+  /** {@code value}, or null when expired; fills {@code meta} when not null. */
+  private byte[] found(byte[] value, long version, long expiresAt, long[] meta) {
+    if (expiresAt != Entry.NO_EXPIRY && Entry.isExpired(expiresAt, now())) {
+      return null;
+    }
+    if (meta != null) {
+      meta[0] = version;
+      meta[1] = expiresAt;
+    }
+    return value;
   }
 
   /** Pins and shared-latches the leaf that would hold {@code key} (null: the leftmost leaf). */
@@ -378,28 +443,86 @@ public final class BPlusTree {
 
   // ---- writes (REQUIRES: the caller is inside the checkpoint gate) ----
 
-  /** Inserts or replaces {@code key}. */
-  public void put(byte[] key, byte[] value) throws IOException {
-    byte[] cell = buildLeafCell(key, value);
+  /**
+   * Inserts or replaces {@code key} with {@code value}, expiring at {@code expiresAt} ({@link
+   * Entry#NO_EXPIRY}: never), as version {@code version}.
+   */
+  public void put(byte[] key, byte[] value, long expiresAt, long version) throws IOException {
+    byte[] cell = buildLeafCell(key, value, expiresAt, version);
     if (!putOptimistic(key, cell)) {
       putPessimistic(key, cell);
     }
   }
 
-  private byte[] buildLeafCell(byte[] key, byte[] value) throws IOException {
+  private byte[] buildLeafCell(byte[] key, byte[] value, long expiresAt, long version)
+      throws IOException {
     boolean keyOverflow = key.length > maxInlineKey;
     if (!keyOverflow) {
-      int size = LeafPage.inlineCellSize(key.length, value.length);
+      int size = LeafPage.inlineCellSize(key.length, value.length, expiresAt, version);
       if (size <= maxCell) {
         byte[] cell = new byte[size];
-        LeafPage.writeInlineCell(cell, 0, key, value);
+        LeafPage.writeInlineCell(cell, 0, key, value, expiresAt, version);
         return cell;
       }
     }
     OverflowChains.Chain chain = chains.write(keyOverflow ? key : new byte[0], value);
-    byte[] cell = new byte[LeafPage.overflowCellSize(key.length, value.length, keyOverflow)];
-    LeafPage.writeOverflowCell(cell, 0, key, value.length, keyOverflow, chain.first(), chain.id());
+    byte[] cell = new byte[
+        LeafPage.overflowCellSize(key.length, value.length, keyOverflow, expiresAt, version)];
+    LeafPage.writeOverflowCell(
+        cell, 0, key, value.length, keyOverflow, chain.first(), chain.id(), expiresAt, version);
     return cell;
+  }
+
+  /**
+   * Drops the leaf's cells that are expired now and frees their overflow chains, and makes the
+   * leaf's expiry hint exact; a no-op (without a scan) while the hint says no cell can be expired.
+   * REQUIRES: {@code leaf} latched exclusively, inside the checkpoint gate.
+   */
+  private void reclaimExpired(PinnedPage leaf) throws IOException {
+    byte[] d = leaf.data();
+    if (LeafPage.expiryHint(d) == 0) {
+      return; // no cell has an expiry: do not read the clock
+    }
+    long now = now();
+    if (!LeafPage.mayHoldExpired(d, now)) {
+      return;
+    }
+    int dropped = 0;
+    long minExpiresAt = Entry.NO_EXPIRY;
+    long[] freeChains = null; // (first, chainId) pairs
+    int freeCount = 0;
+    for (int i = SlottedPage.count(d) - 1; i >= 0; i--) {
+      int off = SlottedPage.cellOffset(d, i);
+      long expiresAt = LeafPage.expiresAt(d, off);
+      if (!Entry.isExpired(expiresAt, now)) {
+        if (expiresAt != Entry.NO_EXPIRY
+            && (minExpiresAt == Entry.NO_EXPIRY || expiresAt < minExpiresAt)) {
+          minExpiresAt = expiresAt;
+        }
+        continue;
+      }
+      if (LeafPage.isOverflow(d, off)) {
+        if (freeChains == null) {
+          freeChains = new long[8];
+        } else if (freeCount * 2 == freeChains.length) {
+          freeChains = Arrays.copyOf(freeChains, freeChains.length * 2);
+        }
+        freeChains[freeCount * 2] = LeafPage.chainFirst(d, off);
+        freeChains[freeCount * 2 + 1] = LeafPage.chainId(d, off);
+        freeCount++;
+      }
+      SlottedPage.removeCell(d, i);
+      dropped++;
+    }
+    LeafPage.setExpiryHint(d, minExpiresAt);
+    if (dropped == 0) {
+      return; // only the hint changed; the written image's looser hint is still a bound
+    }
+    leaf.markDirty();
+    entryCount.addAndGet(-dropped);
+    for (int i = 0; i < freeCount; i++) {
+      chains.free(freeChains[i * 2], freeChains[i * 2 + 1]);
+    }
   }
 
   /**
@@ -508,6 +631,7 @@ public final class BPlusTree {
     long freeFirst = 0;
     long freeId = 0;
     try (PinnedPage leaf = descendForWrite(key)) {
+      reclaimExpired(leaf);
       byte[] d = leaf.data();
       int idx = search(d, true, key);
       if (idx >= 0) {
@@ -516,6 +640,7 @@ public final class BPlusTree {
         boolean oldOverflow = LeafPage.isOverflow(d, off);
         if (!oldOverflow && oldSize == cell.length) {
           System.arraycopy(cell, 0, d, off, cell.length);
+          LeafPage.noteCellWritten(d, off);
           leaf.markDirty();
           return true;
         }
@@ -569,6 +694,7 @@ public final class BPlusTree {
         p = c;
       }
       PinnedPage leaf = p;
+      reclaimExpired(leaf);
       byte[] d = leaf.data();
       int idx = search(d, true, key);
       long freeFirst = 0;
@@ -709,9 +835,13 @@ public final class BPlusTree {
     return c;
   }
 
-  /** Removes {@code key}; returns whether it was present. Never merges pages (lazy deletion). */
+  /**
+   * Removes {@code key}; returns whether it was present and not expired. Never merges pages (lazy
+   * deletion).
+   */
   public boolean remove(byte[] key) throws IOException {
     try (PinnedPage leaf = descendForWrite(key)) {
+      reclaimExpired(leaf);
       byte[] d = leaf.data();
       int idx = search(d, true, key);
       if (idx < 0) {
@@ -734,9 +864,14 @@ public final class BPlusTree {
     }
   }
 
-  /** A cursor over {@code [from, to)}; null bounds are open. */
+  /** A cursor over {@code [from, to)}; null bounds are open. Expired entries are skipped. */
   public TreeCursor newCursor(byte[] from, byte[] to) {
-    return new TreeCursor(this, from, to);
+    return new TreeCursor(this, from, to, false);
+  }
+
+  /** {@link #newCursor}, but expired entries are returned too (for the store's active expiry). */
+  public TreeCursor newCursorIncludingExpired(byte[] from, byte[] to) {
+    return new TreeCursor(this, from, to, true);
   }
 
   /**

@@ -109,6 +109,7 @@ final class TreeChecker {
       }
     }
     if (leaf) {
+      checkExpiryHint(pageId, d, n);
       entries += n;
       leaves.add(pageId);
       return;
@@ -118,6 +119,21 @@ final class TreeChecker {
       byte[] lo = pos == 0 ? low : keys[pos - 1];
       byte[] hi = pos == n ? high : keys[pos];
       walk(child, level - 1, lo, hi);
+    }
+  }
+
+  /** The leaf's expiry hint is a lower bound of its cells' expiry times (LeafPage#expiryHint). */
+  private void checkExpiryHint(long pageId, byte[] d, int n) {
+    long hint = LeafPage.expiryHint(d);
+    for (int i = 0; i < n; i++) {
+      long expiresAt = LeafPage.expiresAt(d, SlottedPage.cellOffset(d, i));
+      if (expiresAt == org.kvstore.Entry.NO_EXPIRY) {
+        continue;
+      }
+      if (hint == 0 || (hint > 1 && expiresAt < (hint - 1) * 1000)) {
+        fail("leaf " + pageId + ": cell " + i + " expires at " + expiresAt + ", below the page's"
+            + " expiry hint " + hint);
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import org.kvstore.CorruptionException;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 import org.kvstore.StorageIOException;
 import org.kvstore.bplus.buffer.Frame;
 import org.kvstore.bplus.buffer.PinnedPage;
@@ -19,7 +20,8 @@ import org.kvstore.bplus.page.SlottedPage;
  * between calls; it resumes at the copied leaf's right sibling and
  * skips keys at or below the last one returned. Because splits only move keys rightwards and
  * pages never leave the chain, each key is returned at most once, in ascending order, with a value
- * it held at some moment during the scan.
+ * it held at some moment during the scan. An entry expired when the cursor reaches it (by the
+ * tree's clock) is skipped, unless the cursor includes expired entries (the store's active expiry).
  *
  * <p>Overflow values are read when the cursor reaches them, without the leaf's latch; a chain
  * freed or reused meanwhile is detected by its id, and the key is then read again through the
@@ -31,9 +33,12 @@ public final class TreeCursor implements Cursor {
   private final BPlusTree tree;
   private final byte[] from;
   private final byte[] to;
+  private final boolean includeExpired;
 
   private byte[][] keys = new byte[0][];
   private Object[] values = new Object[0];
+  private long[] versions = new long[0];
+  private long[] expiries = new long[0];
   private int count;
   private int pos;
   private byte[] lastKey;
@@ -43,11 +48,14 @@ public final class TreeCursor implements Cursor {
   private boolean done;
   private byte[] currentKey;
   private byte[] currentValue;
+  private long currentVersion;
+  private long currentExpiresAt;
 
-  TreeCursor(BPlusTree tree, byte[] from, byte[] to) {
+  TreeCursor(BPlusTree tree, byte[] from, byte[] to, boolean includeExpired) {
     this.tree = tree;
     this.from = from;
     this.to = to;
+    this.includeExpired = includeExpired;
     if (from != null && to != null && Arrays.compareUnsigned(from, to) >= 0) {
       done = true;
     }
@@ -63,6 +71,8 @@ public final class TreeCursor implements Cursor {
         if (pos < count) {
           byte[] k = keys[pos];
           Object v = values[pos];
+          long version = versions[pos];
+          long expiresAt = expiries[pos];
           keys[pos] = null;
           values[pos] = null;
           pos++;
@@ -70,11 +80,22 @@ public final class TreeCursor implements Cursor {
             finish();
             return false;
           }
+          if (!includeExpired && expiresAt != Entry.NO_EXPIRY && Entry.isExpired(expiresAt, tree.now())) {
+            lastKey = k;
+            continue;
+          }
           byte[] value;
           if (v instanceof OverflowRef r) {
-            value = readOverflow(k, r);
+            value = readOverflow(r);
             if (value == null) {
-              continue; // removed since the leaf was copied
+              Entry e = tree.getEntry(k); // the chain changed: read the key's current entry
+              if (e == null) {
+                lastKey = k;
+                continue; // removed (or expired) since the leaf was copied
+              }
+              value = e.value();
+              version = e.version();
+              expiresAt = e.expiresAt();
             }
           } else {
             value = (byte[]) v;
@@ -82,6 +103,8 @@ public final class TreeCursor implements Cursor {
           lastKey = k;
           currentKey = k;
           currentValue = value;
+          currentVersion = version;
+          currentExpiresAt = expiresAt;
           return true;
         }
         if (done) {
@@ -96,11 +119,12 @@ public final class TreeCursor implements Cursor {
     }
   }
 
-  private byte[] readOverflow(byte[] key, OverflowRef r) throws IOException {
+  /** The overflow value, or null when its chain was freed or reused since the leaf was copied. */
+  private byte[] readOverflow(OverflowRef r) throws IOException {
     try {
       return tree.chains().read(r.first(), r.chainId(), r.skip(), r.length(), true);
     } catch (OverflowChains.StaleChainException e) {
-      return tree.get(key);
+      return null;
     }
   }
 
@@ -216,6 +240,8 @@ public final class TreeCursor implements Cursor {
     if (keys.length < n - start) {
       keys = new byte[n - start][];
       values = new Object[n - start];
+      versions = new long[n - start];
+      expiries = new long[n - start];
     }
     int c = 0;
     for (int i = start; i < n; i++) {
@@ -240,6 +266,8 @@ public final class TreeCursor implements Cursor {
         values[c] =
             BPlusTree.copyChecked(d, LeafPage.valueOffset(d, off), LeafPage.valueLength(d, off));
       }
+      versions[c] = LeafPage.version(d, off);
+      expiries[c] = LeafPage.expiresAt(d, off);
       c++;
       if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
         break; // later keys are out of range too
@@ -264,12 +292,12 @@ public final class TreeCursor implements Cursor {
 
   @Override
   public long version() {
-    return 0;
+    return currentVersion;
   }
 
   @Override
   public long expiresAt() {
-    return 0;
+    return currentExpiresAt;
   }
 
   @Override
@@ -282,5 +310,7 @@ public final class TreeCursor implements Cursor {
     finish();
     keys = new byte[0][];
     values = new Object[0];
+    versions = new long[0];
+    expiries = new long[0];
   }
 }
