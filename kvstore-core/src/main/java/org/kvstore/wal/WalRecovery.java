@@ -94,6 +94,8 @@ public final class WalRecovery {
         WalReader reader = new WalReader(f);
         WalReader.Item item = reader.next();
         long firstLsn = lastLsn + 1;
+        // Without a readable header (damage salvage reads past), records are read as the newest version.
+        int version = WalFormat.VERSION;
         okUpTo = 0;
         if (item.kind() == WalReader.Kind.SEGMENT_HEADER) {
           WalFormat.SegmentHeader h;
@@ -109,6 +111,7 @@ public final class WalRecovery {
             throw new CorruptionException(path, 0, "segment header says number " + h.segmentNumber());
           }
           firstLsn = h.firstLsn();
+          version = h.version();
           okUpTo = item.end();
           item = reader.next();
         } else if (item.kind() != WalReader.Kind.END || !newest) {
@@ -121,7 +124,7 @@ public final class WalRecovery {
           if (item.kind() == WalReader.Kind.RECORD) {
             WalFormat.WriteRecord r;
             try {
-              r = WalFormat.decodeWrites(item.payload());
+              r = WalFormat.decodeWrites(item.payload(), version);
             } catch (IllegalArgumentException e) {
               item = new WalReader.Item(WalReader.Kind.DAMAGE, item.offset(), item.end(), null, "bad record: " + e.getMessage());
               continue;
@@ -141,7 +144,7 @@ public final class WalRecovery {
               problems.add(where);
               skipped++;
             } else {
-              int following = countValidAfter(reader) + (newest ? 0 : 1);
+              int following = countValidAfter(reader, version) + (newest ? 0 : 1);
               if (mode == RecoveryMode.STRICT) {
                 throw new CorruptionException(path, item.offset(), item.reason() + " (strict recovery)");
               }
@@ -167,12 +170,12 @@ public final class WalRecovery {
     return new Result(segments, records, lastLsn, cut, skipped, problems, okUpTo);
   }
 
-  private static int countValidAfter(WalReader reader) throws IOException {
+  private static int countValidAfter(WalReader reader, int version) throws IOException {
     int n = 0;
     for (WalReader.Item i = reader.next(); i.kind() != WalReader.Kind.END; i = reader.next()) {
       if (i.kind() == WalReader.Kind.RECORD) {
         try {
-          WalFormat.decodeWrites(i.payload());
+          WalFormat.decodeWrites(i.payload(), version);
           n++;
         } catch (IllegalArgumentException ignored) {
           // damaged payload: not a valid record
