@@ -48,6 +48,8 @@ public final class WalRecovery {
    * What recovery found.
    *
    * @param segments segment number to its first LSN, in order
+   * @param segmentVersions segment number to the format version of its header, for the segments whose
+   *     header could be read
    * @param records valid records of writes read
    * @param lastLsn the LSN of the last valid record (0 when there is none)
    * @param tailCut the torn tail to cut, or {@code null}
@@ -55,7 +57,7 @@ public final class WalRecovery {
    * @param okUpTo offset of the end of the last valid record in the last segment read
    */
   public record Result(
-      TreeMap<Long, Long> segments, long records, long lastLsn, TailCut tailCut, long skipped, List<String> problems, long okUpTo) {}
+      TreeMap<Long, Long> segments, TreeMap<Long, Integer> segmentVersions, long records, long lastLsn, TailCut tailCut, long skipped, List<String> problems, long okUpTo) {}
 
   /**
    * Reads {@code dir} and feeds {@code consumer}.
@@ -71,6 +73,7 @@ public final class WalRecovery {
       }
     }
     TreeMap<Long, Long> segments = new TreeMap<>();
+    TreeMap<Long, Integer> segmentVersions = new TreeMap<>();
     List<String> problems = new ArrayList<>();
     long records = 0;
     long skipped = 0;
@@ -112,6 +115,7 @@ public final class WalRecovery {
           }
           firstLsn = h.firstLsn();
           version = h.version();
+          segmentVersions.put(number, version);
           okUpTo = item.end();
           item = reader.next();
         } else if (item.kind() != WalReader.Kind.END || !newest) {
@@ -167,7 +171,7 @@ public final class WalRecovery {
         }
       }
     }
-    return new Result(segments, records, lastLsn, cut, skipped, problems, okUpTo);
+    return new Result(segments, segmentVersions, records, lastLsn, cut, skipped, problems, okUpTo);
   }
 
   private static int countValidAfter(WalReader reader, int version) throws IOException {
