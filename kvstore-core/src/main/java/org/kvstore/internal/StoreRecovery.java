@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Brings the open tables of a store up to the end of its log: replays every record of a durable
  * table above that table's persisted LSN, in LSN order, then cuts a torn tail. Records of tables the
- * catalog no longer has (dropped) are skipped.
+ * catalog no longer has (dropped) are skipped. Each record is applied under its own LSN, which is
+ * therefore the version of the entries it writes, as it was before the restart; its puts keep the
+ * expiry the record carries (docs/format/wal.md), also one that passed while the store was closed.
  *
  * <p>Thread safety: used once, by the opening thread, before the store is shared.
  */

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.kvstore.Entry;
 import org.kvstore.codec.Crc32c;
 import org.kvstore.spi.Mutation;
 
@@ -15,8 +16,10 @@ import org.kvstore.spi.Mutation;
  * <p>Thread safety: stateless.
  */
 public final class WalFormat {
-  /** The version in every segment header; readers reject others. */
-  public static final int VERSION = 1;
+  /** The version this build writes in every segment header; it reads 1 to this, and rejects others. */
+  public static final int VERSION = 2;
+  /** The first version whose records may hold {@link #PUT_EXPIRING}. */
+  static final int FIRST_VERSION_WITH_EXPIRY = 2;
   /** Fragments never cross a multiple of this many bytes of a segment. */
   public static final int BLOCK_SIZE = 32 * 1024;
   /** A fragment's header: masked crc u32, length u16, type u8. */
@@ -39,6 +42,8 @@ public final class WalFormat {
   /** Mutation kinds in a record of writes. DO NOT RENUMBER. */
   static final byte PUT = 1;
   static final byte REMOVE = 2;
+  /** A put with an expiry time (version 2 on); a put without one stays {@link #PUT}. */
+  static final byte PUT_EXPIRING = 3;
 
   private WalFormat() {}
 
@@ -85,7 +90,10 @@ public final class WalFormat {
   static int writesSize(List<Mutation> mutations) {
     long size = 8 + 8 + 4;
     for (Mutation m : mutations) {
-      size += 1 + 4 + m.key().length + (m.isRemove() ? 0 : 4 + m.value().length);
+      size += 1 + 4 + m.key().length;
+      if (!m.isRemove()) {
+        size += 4 + m.value().length + (m.expiresAt() == Entry.NO_EXPIRY ? 0 : 8);
+      }
     }
     if (size > Integer.MAX_VALUE - 64) {
       throw new IllegalArgumentException("a log record of " + size + " bytes is too large");
@@ -100,10 +108,13 @@ public final class WalFormat {
   static void encodeWrites(ByteBuffer b, long lsn, long tableId, List<Mutation> mutations) {
     b.putLong(lsn).putLong(tableId).putInt(mutations.size());
     for (Mutation m : mutations) {
-      b.put(m.isRemove() ? REMOVE : PUT);
-      b.putInt(m.key().length).put(m.key());
-      if (!m.isRemove()) {
-        b.putInt(m.value().length).put(m.value());
+      if (m.isRemove()) {
+        b.put(REMOVE).putInt(m.key().length).put(m.key());
+      } else if (m.expiresAt() == Entry.NO_EXPIRY) {
+        b.put(PUT).putInt(m.key().length).put(m.key()).putInt(m.value().length).put(m.value());
+      } else {
+        b.put(PUT_EXPIRING).putInt(m.key().length).put(m.key()).putInt(m.value().length).put(m.value());
+        b.putLong(m.expiresAt());
       }
     }
   }
@@ -121,8 +132,12 @@ public final class WalFormat {
   /** Segment header fields. Thread safety: immutable. */
   public record SegmentHeader(int version, long segmentNumber, long firstLsn) {}
 
-  /** Decodes a writes payload; throws {@link IllegalArgumentException} saying what is wrong. */
-  static WriteRecord decodeWrites(byte[] data) {
+  /**
+   * Decodes a writes payload of a segment of format {@code version}; throws
+   * {@link IllegalArgumentException} saying what is wrong (a kind the version does not have, a
+   * truncated field, stray bytes).
+   */
+  static WriteRecord decodeWrites(byte[] data, int version) {
     ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
     if (b.remaining() < 20) {
       throw new IllegalArgumentException("record of " + data.length + " bytes is shorter than its 20-byte prefix");
@@ -142,10 +157,20 @@ public final class WalFormat {
       byte[] key = bytes(b, "key of mutation " + i);
       if (kind == PUT) {
         out.add(Mutation.put(key, bytes(b, "value of mutation " + i)));
+      } else if (kind == PUT_EXPIRING && version >= FIRST_VERSION_WITH_EXPIRY) {
+        byte[] value = bytes(b, "value of mutation " + i);
+        if (b.remaining() < 8) {
+          throw new IllegalArgumentException("expiry of mutation " + i + " is truncated (" + b.remaining() + " of 8 bytes)");
+        }
+        long expiresAt = b.getLong();
+        if (expiresAt == Entry.NO_EXPIRY) {
+          throw new IllegalArgumentException("mutation " + i + " of kind PUT_EXPIRING has no expiry");
+        }
+        out.add(Mutation.put(key, value, expiresAt));
       } else if (kind == REMOVE) {
         out.add(Mutation.remove(key));
       } else {
-        throw new IllegalArgumentException("mutation " + i + " has unknown kind " + kind);
+        throw new IllegalArgumentException("mutation " + i + " has unknown kind " + kind + " (log format version " + version + ")");
       }
     }
     if (b.hasRemaining()) {

@@ -48,6 +48,8 @@ public final class WalRecovery {
    * What recovery found.
    *
    * @param segments segment number to its first LSN, in order
+   * @param segmentVersions segment number to the format version of its header, for the segments whose
+   *     header could be read
    * @param records valid records of writes read
    * @param lastLsn the LSN of the last valid record (0 when there is none)
    * @param tailCut the torn tail to cut, or {@code null}
@@ -55,7 +57,7 @@ public final class WalRecovery {
    * @param okUpTo offset of the end of the last valid record in the last segment read
    */
   public record Result(
-      TreeMap<Long, Long> segments, long records, long lastLsn, TailCut tailCut, long skipped, List<String> problems, long okUpTo) {}
+      TreeMap<Long, Long> segments, TreeMap<Long, Integer> segmentVersions, long records, long lastLsn, TailCut tailCut, long skipped, List<String> problems, long okUpTo) {}
 
   /**
    * Reads {@code dir} and feeds {@code consumer}.
@@ -71,6 +73,7 @@ public final class WalRecovery {
       }
     }
     TreeMap<Long, Long> segments = new TreeMap<>();
+    TreeMap<Long, Integer> segmentVersions = new TreeMap<>();
     List<String> problems = new ArrayList<>();
     long records = 0;
     long skipped = 0;
@@ -94,6 +97,8 @@ public final class WalRecovery {
         WalReader reader = new WalReader(f);
         WalReader.Item item = reader.next();
         long firstLsn = lastLsn + 1;
+        // Without a readable header (damage salvage reads past), records are read as the newest version.
+        int version = WalFormat.VERSION;
         okUpTo = 0;
         if (item.kind() == WalReader.Kind.SEGMENT_HEADER) {
           WalFormat.SegmentHeader h;
@@ -109,6 +114,8 @@ public final class WalRecovery {
             throw new CorruptionException(path, 0, "segment header says number " + h.segmentNumber());
           }
           firstLsn = h.firstLsn();
+          version = h.version();
+          segmentVersions.put(number, version);
           okUpTo = item.end();
           item = reader.next();
         } else if (item.kind() != WalReader.Kind.END || !newest) {
@@ -121,7 +128,7 @@ public final class WalRecovery {
           if (item.kind() == WalReader.Kind.RECORD) {
             WalFormat.WriteRecord r;
             try {
-              r = WalFormat.decodeWrites(item.payload());
+              r = WalFormat.decodeWrites(item.payload(), version);
             } catch (IllegalArgumentException e) {
               item = new WalReader.Item(WalReader.Kind.DAMAGE, item.offset(), item.end(), null, "bad record: " + e.getMessage());
               continue;
@@ -141,7 +148,7 @@ public final class WalRecovery {
               problems.add(where);
               skipped++;
             } else {
-              int following = countValidAfter(reader) + (newest ? 0 : 1);
+              int following = countValidAfter(reader, version) + (newest ? 0 : 1);
               if (mode == RecoveryMode.STRICT) {
                 throw new CorruptionException(path, item.offset(), item.reason() + " (strict recovery)");
               }
@@ -164,15 +171,15 @@ public final class WalRecovery {
         }
       }
     }
-    return new Result(segments, records, lastLsn, cut, skipped, problems, okUpTo);
+    return new Result(segments, segmentVersions, records, lastLsn, cut, skipped, problems, okUpTo);
   }
 
-  private static int countValidAfter(WalReader reader) throws IOException {
+  private static int countValidAfter(WalReader reader, int version) throws IOException {
     int n = 0;
     for (WalReader.Item i = reader.next(); i.kind() != WalReader.Kind.END; i = reader.next()) {
       if (i.kind() == WalReader.Kind.RECORD) {
         try {
-          WalFormat.decodeWrites(i.payload());
+          WalFormat.decodeWrites(i.payload(), version);
           n++;
         } catch (IllegalArgumentException ignored) {
           // damaged payload: not a valid record

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.CorruptionException;
+import org.kvstore.Entry;
 import org.kvstore.RecoveryMode;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.spi.Mutation;
@@ -22,7 +23,9 @@ import org.kvstore.testkit.Seeds;
 /**
  * The log tail-corruption matrix: truncations at every offset of the last three
  * records, zero and garbage tails, header bit flips, payload bit flips, damage before valid records,
- * damage in older segments and missing segments, under the three recovery modes.
+ * damage in older segments and missing segments, under the three recovery modes. Every other record
+ * is a put with an expiry ({@code PUT_EXPIRING}), the rest plain puts, so both kinds are damaged
+ * and every recovered record is checked for its value and its expiry.
  */
 class WalRecoveryTest {
   @TempDir Path dir;
@@ -31,6 +34,7 @@ class WalRecoveryTest {
   /** LSN -> payload value of every record written, and each record's start offset. */
   private final List<Long> starts = new ArrayList<>();
   private final List<byte[]> values = new ArrayList<>();
+  private final List<Long> expiries = new ArrayList<>();
   private Path segment;
   private byte[] original;
 
@@ -38,6 +42,11 @@ class WalRecoveryTest {
     byte[] v = new byte[size];
     new Random(i).nextBytes(v);
     return v;
+  }
+
+  /** The expiry of the put at {@code lsn}: records of odd LSNs expire, the others do not. */
+  private static long expiryOf(long lsn) {
+    return lsn % 2 == 1 ? 1_767_225_600_000L + lsn : Entry.NO_EXPIRY;
   }
 
   /** Writes records 1..n; record n-1 is 40 KiB (spans blocks); returns the segment file. */
@@ -48,7 +57,8 @@ class WalRecoveryTest {
       int size = i == n - 2 ? 40 * 1024 : 10 + i % 300;
       byte[] v = value((int) lsn, size);
       values.add(v);
-      log.enqueue(lsn, 7, List.of(Mutation.put(("k" + lsn).getBytes(), v)));
+      expiries.add(expiryOf(lsn));
+      log.enqueue(lsn, 7, List.of(Mutation.put(("k" + lsn).getBytes(), v, expiryOf(lsn))));
       log.writeUpTo(lsn);
     }
     log.syncWritten();
@@ -86,8 +96,16 @@ class WalRecoveryTest {
     assertThat(got).hasSize(expectedCount);
     for (int i = 0; i < got.size(); i++) {
       assertThat(got.get(i).lsn()).isEqualTo(i + 1);
-      assertThat(got.get(i).mutations().get(0).value()).isEqualTo(values.get(i));
+      assertAsWritten(got.get(i));
     }
+  }
+
+  /** The record's put has the value and expiry written at its LSN. */
+  private void assertAsWritten(WalFormat.WriteRecord rec) {
+    int i = (int) rec.lsn() - 1;
+    assertThat(rec.mutations()).hasSize(1);
+    assertThat(rec.mutations().get(0).value()).as("value at LSN %d", rec.lsn()).isEqualTo(values.get(i));
+    assertThat(rec.mutations().get(0).expiresAt()).as("expiry at LSN %d", rec.lsn()).isEqualTo(expiries.get(i));
   }
 
   /** How many records lie entirely before {@code offset}. */
@@ -193,7 +211,7 @@ class WalRecoveryTest {
         List<WalFormat.WriteRecord> salvaged = replay(RecoveryMode.SALVAGE);
         assertThat(salvaged).extracting(WalFormat.WriteRecord::lsn).doesNotContain((long) r + 1);
         for (WalFormat.WriteRecord rec : salvaged) {
-          assertThat(rec.mutations().get(0).value()).isEqualTo(values.get((int) rec.lsn() - 1));
+          assertAsWritten(rec);
         }
         assertThatThrownBy(() -> replay(RecoveryMode.STRICT)).isInstanceOf(CorruptionException.class);
       }
@@ -217,6 +235,8 @@ class WalRecoveryTest {
       for (WalFormat.WriteRecord rec : got) {
         assertThat(rec.mutations().get(0).value()).as("trial %d flip at %d", trial, pos)
             .isEqualTo(values.get((int) rec.lsn() - 1));
+        assertThat(rec.mutations().get(0).expiresAt()).as("trial %d flip at %d", trial, pos)
+            .isEqualTo(expiries.get((int) rec.lsn() - 1));
       }
       assertThat(got.size()).isLessThan(30);
     }
@@ -245,6 +265,7 @@ class WalRecoveryTest {
   void damagedOlderSegment_orMissingSegment_failsUnlessSalvage() throws IOException {
     Path walDir = dir.resolve("multi");
     values.clear();
+    expiries.clear();
     writeLog(walDir, 1500, 1, 64 << 10);
     List<String> names = fs.list(walDir);
     assertThat(names.size()).isGreaterThanOrEqualTo(3);
@@ -289,6 +310,48 @@ class WalRecoveryTest {
     }
   }
 
+  /** Appends one FULL fragment with a sound checksum around {@code payload} to the segment. */
+  private void appendRecord(byte[] base, byte[] payload) throws IOException {
+    int leftInBlock = WalFormat.BLOCK_SIZE - base.length % WalFormat.BLOCK_SIZE;
+    assertThat(leftInBlock).isGreaterThan(WalFormat.HEADER_BYTES + payload.length);
+    java.nio.ByteBuffer frag = java.nio.ByteBuffer.allocate(WalFormat.HEADER_BYTES + payload.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    frag.putInt(WalFormat.crc(WalFormat.FULL, payload, 0, payload.length)).putShort((short) payload.length).put(WalFormat.FULL).put(payload);
+    byte[] out = java.util.Arrays.copyOf(base, base.length + frag.capacity());
+    System.arraycopy(frag.array(), 0, out, base.length, frag.capacity());
+    Files.write(segment, out);
+  }
+
+  @Test
+  void recordWithATruncatedExpiry_isDamageAtItsOffset_cutAsATornTailOrFailingBeforeAValidRecord() throws IOException {
+    byte[] whole = WalFormat.encodeWrites(31, 7, List.of(Mutation.put("k31".getBytes(), "v".getBytes(), 1_767_225_600_031L)));
+    for (int missing = 1; missing <= 8; missing++) {
+      byte[] cut = java.util.Arrays.copyOf(whole, whole.length - missing);
+      appendRecord(original, cut); // its checksum is sound: only decoding can find the damage
+      int m = missing;
+      assertThatThrownBy(() -> replay(RecoveryMode.STRICT))
+          .as("%d bytes of the expiry missing", m)
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining(segment.toString())
+          .hasMessageContaining("offset " + original.length)
+          .hasMessageContaining(missing == 8 ? "expiry of mutation 0 is truncated (0 of 8 bytes)" : "expiry of mutation 0 is truncated");
+      List<WalFormat.WriteRecord> got = new ArrayList<>();
+      WalRecovery.Result result = WalRecovery.replay(fs, dir, RecoveryMode.POINT_IN_TIME, got::add);
+      assertPrefix(got, 30);
+      assertThat(result.tailCut()).isNotNull();
+      assertThat(result.tailCut().offset()).isEqualTo(original.length);
+      assertPrefix(replay(RecoveryMode.SALVAGE), 30);
+    }
+    // Followed by a valid record, the same damage is a hole.
+    byte[] cut = java.util.Arrays.copyOf(whole, whole.length - 3);
+    appendRecord(original, cut);
+    byte[] withHole = Files.readAllBytes(segment);
+    appendRecord(withHole, WalFormat.encodeWrites(32, 7, List.of(Mutation.put("k32".getBytes(), "v".getBytes(), 99))));
+    assertThatThrownBy(() -> replay(RecoveryMode.POINT_IN_TIME))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("offset " + original.length)
+        .hasMessageContaining("hole: 1 valid records follow");
+  }
+
   @Test
   void aGroupOfRecordsOfMixedSizes_writtenInOneRound_replaysByteForByte() throws IOException {
     // Records are encoded by the round's leader into one reused buffer: a small record after a
@@ -300,8 +363,8 @@ class WalRecoveryTest {
     List<List<Mutation>> written = new ArrayList<>();
     for (int i = 0; i < sizes.length; i++) {
       List<Mutation> record = i % 3 == 2
-          ? List.of(Mutation.remove(("gone" + i).getBytes()), Mutation.put(("k" + i).getBytes(), value(i, sizes[i])))
-          : List.of(Mutation.put(("k" + i).getBytes(), value(i, sizes[i])));
+          ? List.of(Mutation.remove(("gone" + i).getBytes()), Mutation.put(("k" + i).getBytes(), value(i, sizes[i]), 1000 + i))
+          : List.of(Mutation.put(("k" + i).getBytes(), value(i, sizes[i]), i % 2 == 0 ? Entry.NO_EXPIRY : 2000 + i));
       written.add(record);
       log.enqueue(i + 1, 100 + i, record);
     }
@@ -323,6 +386,7 @@ class WalRecoveryTest {
         assertThat(got.isRemove()).as("record %d mutation %d", i, m).isEqualTo(want.isRemove());
         assertThat(got.key()).as("record %d mutation %d key", i, m).isEqualTo(want.key());
         assertThat(got.value()).as("record %d mutation %d value", i, m).isEqualTo(want.value());
+        assertThat(got.expiresAt()).as("record %d mutation %d expiry", i, m).isEqualTo(want.expiresAt());
       }
     }
   }

@@ -15,9 +15,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code kvstore-check} tool: prints what {@link LogCheck} finds in a write-ahead-log directory,
- * like {@code redis-check-aof}: the segments, the valid records, where the valid prefix ends
- * ({@code ok_up_to}) and how many bytes follow it ({@code diff}); with {@code --fix}, cuts a torn
- * tail as opening the store would.
+ * like {@code redis-check-aof}: the segments, the valid records and their mutations (puts with and
+ * without expiry, removes), where the valid prefix ends ({@code ok_up_to}) and how many bytes follow
+ * it ({@code diff}); with {@code --fix}, cuts a torn tail as opening the store would.
  *
  * <pre>
  * java -cp kvstore-server/target/kvstore-server.jar org.kvstore.server.CheckMain data/wal [--mode strict] [--fix]
@@ -63,10 +63,13 @@ public final class CheckMain implements Callable<Integer> {
     try {
       LogCheck.Report r = LogCheck.check(dir, mode, fix);
       for (LogCheck.Segment s : r.segments()) {
-        w.println(s.file() + ": first LSN " + s.firstLsn());
+        w.println(s.file() + ": first LSN " + s.firstLsn() + ", format version " + s.version());
       }
       w.println("records=" + r.records() + " last_lsn=" + r.lastLsn() + " ok_up_to=" + r.okUpTo()
           + " ok_up_to_record=" + r.records() + " diff=" + r.diff() + " skipped=" + r.skipped());
+      LogCheck.Mutations m = r.mutations();
+      w.println("puts=" + m.puts() + " expiring_puts=" + m.expiringPuts() + " expired_now=" + m.expiredAtCheck()
+          + " latest_expiry=" + m.latestExpiresAt() + " removes=" + m.removes());
       for (String p : r.problems()) {
         w.println("problem: " + p);
       }

@@ -30,12 +30,14 @@ class CheckMainTest {
   void run_reportsTornTail_fixCutsIt_andStrictThenPasses() throws Exception {
     WriteAheadLog log = WriteAheadLog.open(LocalFileSystem.INSTANCE, dir, 1 << 20, new TreeMap<>(), 0);
     for (long lsn = 1; lsn <= 10; lsn++) {
-      log.enqueue(lsn, 1, List.of(Mutation.put(("k" + lsn).getBytes(), new byte[50])));
+      long expiresAt = lsn > 8 ? 1000 + lsn : 0; // the last two expired long ago
+      log.enqueue(lsn, 1, List.of(Mutation.put(("k" + lsn).getBytes(), new byte[50], expiresAt)));
       log.writeUpTo(lsn);
     }
     log.close();
     Path seg = dir.resolve(WalFormat.segmentName(1));
-    assertThat(check(0, dir.toString())).contains(seg + ": first LSN 1", "records=10", "status: ok");
+    assertThat(check(0, dir.toString())).contains(seg + ": first LSN 1, format version " + WalFormat.VERSION,
+        "records=10", "puts=8 expiring_puts=2 expired_now=2 latest_expiry=1010 removes=0", "status: ok");
     byte[] bytes = Files.readAllBytes(seg);
     Files.write(seg, Arrays.copyOf(bytes, bytes.length - 20));
     assertThat(check(0, dir.toString())).contains("records=9", "torn tail");
