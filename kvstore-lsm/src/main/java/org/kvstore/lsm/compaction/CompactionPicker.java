@@ -1,5 +1,6 @@
 package org.kvstore.lsm.compaction;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,10 +19,12 @@ import org.kvstore.lsm.version.Version;
  */
 public final class CompactionPicker {
   private final LsmOptions options;
+  private final Clock clock;
   private final byte[][] compactPointer;
 
-  public CompactionPicker(LsmOptions options) {
+  public CompactionPicker(LsmOptions options, Clock clock) {
     this.options = options;
+    this.clock = clock;
     this.compactPointer = new byte[options.numLevels()][];
   }
 

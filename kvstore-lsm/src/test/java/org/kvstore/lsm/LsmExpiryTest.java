@@ -1,0 +1,247 @@
+package org.kvstore.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.kvstore.Cursor;
+import org.kvstore.Entry;
+import org.kvstore.StoreOptions;
+import org.kvstore.io.LocalFileSystem;
+import org.kvstore.lsm.version.ManifestFormat;
+import org.kvstore.spi.EngineContext;
+import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.Mutation;
+import org.kvstore.spi.TableProperties;
+
+/**
+ * Versions and expiry in the LSM engine: each entry keeps the LSN it was written at and its expiry
+ * through flushes, compactions and reopens; expired entries are absent for every read path and hide
+ * older entries of their key; time moves by a {@link FakeClock}.
+ */
+class LsmExpiryTest {
+  private static final long T0 = 1_700_000_000_000L;
+  private static final long HOUR = 3_600_000;
+
+  @TempDir Path dir;
+  private final FakeClock clock = new FakeClock(T0);
+  private final AtomicLong applied = new AtomicLong();
+
+  private EngineTable open(Properties p) throws Exception {
+    LsmEngine engine = new LsmEngine();
+    TableProperties tp = TableProperties.parse("lsm", engine.properties(), p);
+    return engine.open(new EngineContext(dir, LocalFileSystem.INSTANCE, tp, "expiry.t", applied::get,
+        StoreOptions.defaultBlockCacheBytes(), StoreOptions.defaultWriteBufferBytes(), clock));
+  }
+
+  private static Properties small() {
+    Properties p = new Properties();
+    p.put("memtable.size", "64KiB");
+    p.put("block.size", "1KiB");
+    p.put("level0.compaction.trigger", "2");
+    return p;
+  }
+
+  private static byte[] key(int i) {
+    return String.format("key%06d", i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** What a key should read as: value, version, expiry. */
+  private record Want(byte[] value, long version, long expiresAt) {}
+
+  private static void checkEntries(EngineTable t, Map<Integer, Want> model, String when) throws Exception {
+    for (Map.Entry<Integer, Want> e : model.entrySet()) {
+      Entry got = t.getEntry(key(e.getKey()));
+      Want w = e.getValue();
+      assertThat(got).as("%s: key %d", when, e.getKey()).isNotNull();
+      assertThat(got.value()).as("%s: value of %d", when, e.getKey()).isEqualTo(w.value());
+      assertThat(got.version()).as("%s: version of %d", when, e.getKey()).isEqualTo(w.version());
+      assertThat(got.expiresAt()).as("%s: expiry of %d", when, e.getKey()).isEqualTo(w.expiresAt());
+    }
+    int seen = 0;
+    try (Cursor c = t.newCursor(null, null)) {
+      while (c.next()) {
+        int k = Integer.parseInt(new String(c.key(), StandardCharsets.UTF_8).substring(3));
+        Want w = model.get(k);
+        assertThat(w).as("%s: cursor key %d", when, k).isNotNull();
+        assertThat(c.value()).isEqualTo(w.value());
+        assertThat(c.version()).as("%s: cursor version of %d", when, k).isEqualTo(w.version());
+        assertThat(c.expiresAt()).as("%s: cursor expiry of %d", when, k).isEqualTo(w.expiresAt());
+        seen++;
+      }
+    }
+    assertThat(seen).as("%s: keys the cursor saw", when).isEqualTo(model.size());
+  }
+
+  @Test
+  void versionsAndExpiry_surviveFlushCompactionAndReopen_asTheLsnGiven() throws Exception {
+    Map<Integer, Want> model = new HashMap<>();
+    int keys = 1000;
+    try (EngineTable t = open(small())) {
+      for (int i = 0; i < keys; i++) {
+        long expiresAt = i % 2 == 0 ? T0 + HOUR + i : Entry.NO_EXPIRY;
+        byte[] v = b("v" + i + "-".repeat(50));
+        t.put(key(i), v, expiresAt, 1000 + i);
+        model.put(i, new Want(v, 1000 + i, expiresAt));
+      }
+      checkEntries(t, model, "memtable");
+      t.flush();
+      checkEntries(t, model, "flushed");
+      // A second file over the odd keys, by batches: each mutation's version is its batch's LSN.
+      for (int batch = 0; batch < 10; batch++) {
+        List<Mutation> ms = new ArrayList<>();
+        for (int i = 1 + batch * 100; i < (batch + 1) * 100; i += 2) {
+          byte[] v = b("w" + i);
+          long expiresAt = i % 3 == 0 ? T0 + 2 * HOUR : Entry.NO_EXPIRY;
+          ms.add(Mutation.put(key(i), v, expiresAt));
+          model.put(i, new Want(v, 5000 + batch, expiresAt));
+        }
+        t.apply(ms, 5000 + batch);
+      }
+      t.flush();
+      StatsWait.untilLevel0Compacted(t);
+      checkEntries(t, model, "compacted");
+    }
+    try (EngineTable t = open(small())) {
+      checkEntries(t, model, "reopened");
+    }
+  }
+
+  /** Where the entry that expires sits when its time passes. */
+  enum Place { MEMTABLE, SSTABLE, ROW_CACHE }
+
+  @ParameterizedTest
+  @EnumSource(Place.class)
+  void expiredEntry_isAbsentForEveryReadPath(Place place) throws Exception {
+    byte[] k = b("expiring");
+    byte[] stay = b("staying");
+    try (EngineTable t = open(small())) {
+      t.put(k, b("soon gone"), T0 + 100, 1);
+      t.put(stay, b("here"), Entry.NO_EXPIRY, 2);
+      if (place != Place.MEMTABLE) {
+        t.flush();
+      }
+      if (place == Place.ROW_CACHE) {
+        for (int i = 0; i < 3; i++) {
+          assertThat(t.get(k)).isEqualTo(b("soon gone"));
+        }
+        assertThat(t.stats().details().get("row.cache.hits")).isPositive();
+      }
+      clock.advance(100); // its last millisecond: still there
+      assertThat(t.get(k)).isEqualTo(b("soon gone"));
+      assertThat(t.getEntry(k).expiresAt()).isEqualTo(T0 + 100);
+      clock.advance(1);
+      assertThat(t.get(k)).isNull();
+      assertThat(t.getReadOnly(k)).isNull();
+      assertThat(t.getEntry(k)).isNull();
+      byte[][] values = new byte[2][];
+      t.multiGetReadOnly(new byte[][] {k, stay}, values);
+      assertThat(values[0]).isNull();
+      assertThat(values[1]).isEqualTo(b("here"));
+      List<String> keys = new ArrayList<>();
+      try (Cursor c = t.newCursor(null, null)) {
+        while (c.next()) {
+          keys.add(new String(c.key(), StandardCharsets.UTF_8));
+        }
+      }
+      assertThat(keys).containsExactly("staying");
+      try (Cursor c = t.newCursor(k, null)) {
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).isEqualTo(stay);
+      }
+    }
+  }
+
+  /** Where the newer, expiring entry sits above the older value (an SSTable) when time passes. */
+  enum Above { MEMTABLE, LEVEL0, FLUSHED_AFTER_EXPIRY }
+
+  @ParameterizedTest
+  @EnumSource(Above.class)
+  void expiredNewestEntry_hidesTheOlderValue(Above above) throws Exception {
+    Properties p = small();
+    p.put("level0.compaction.trigger", "100"); // the two files stay where they are written
+    p.put("level0.stop.writes.trigger", "200");
+    byte[] k = b("k");
+    try (EngineTable t = open(p)) {
+      t.put(k, b("old"), Entry.NO_EXPIRY, 1);
+      t.flush();
+      t.put(k, b("new"), T0 + 10, 2);
+      if (above == Above.LEVEL0) {
+        t.flush();
+      }
+      assertThat(t.get(k)).isEqualTo(b("new"));
+      clock.advance(11);
+      if (above == Above.FLUSHED_AFTER_EXPIRY) {
+        t.flush(); // writes the expired put as a tombstone
+      }
+      assertAbsent(t, k);
+      t.flush(); // the memtable's entries too: the engine keeps no log of its own
+      assertAbsent(t, k);
+    }
+    try (EngineTable t = open(p)) {
+      assertAbsent(t, k);
+    }
+  }
+
+  private static void assertAbsent(EngineTable t, byte[] k) throws Exception {
+    assertThat(t.get(k)).isNull();
+    assertThat(t.getReadOnly(k)).isNull();
+    assertThat(t.getEntry(k)).isNull();
+    byte[][] values = new byte[1][];
+    t.multiGetReadOnly(new byte[][] {k}, values);
+    assertThat(values[0]).isNull();
+    try (Cursor c = t.newCursor(null, null)) {
+      assertThat(c.next()).isFalse();
+    }
+  }
+
+  /** A table written by the version-1 formats (the golden files of both) opens and reads. */
+  @Test
+  void version1Table_opensReadsAndTakesNewWrites() throws Exception {
+    Path golden = Path.of("src/test/resources/golden");
+    Files.createDirectories(dir);
+    Files.copy(golden.resolve("sstable-v1.bin"), dir.resolve("000001.sst"));
+    Files.copy(golden.resolve("manifest-v1.bin"), dir.resolve(ManifestFormat.manifestName(2)));
+    Files.write(dir.resolve(ManifestFormat.CURRENT), ManifestFormat.encodeCurrent(ManifestFormat.manifestName(2)));
+    Properties p = small();
+    try (EngineTable t = open(p)) {
+      assertThat(t.get(b("apple"))).isEqualTo(b("red"));
+      Entry apple = t.getEntry(b("apple"));
+      assertThat(apple.version()).isZero();
+      assertThat(apple.expiresAt()).isEqualTo(Entry.NO_EXPIRY);
+      assertThat(t.get(b("apricot"))).isNull();
+      t.put(b("banana"), b("yellow"), T0 + HOUR, 8);
+      t.flush();
+    }
+    try (EngineTable t = open(p)) {
+      assertThat(t.getEntry(b("apple")).version()).isZero();
+      Entry banana = t.getEntry(b("banana"));
+      assertThat(banana.version()).isEqualTo(8);
+      assertThat(banana.expiresAt()).isEqualTo(T0 + HOUR);
+      try (Cursor c = t.newCursor(null, null)) {
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).isEqualTo(b("apple"));
+        assertThat(c.version()).isZero();
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).isEqualTo(b("banana"));
+        assertThat(c.version()).isEqualTo(8);
+        assertThat(c.next()).isFalse();
+      }
+    }
+  }
+}
