@@ -210,6 +210,122 @@ class LsmExpiryTest {
     }
   }
 
+  @Test
+  void expiredEntry_compactedAbove_olderValueBelow_staysAbsent() throws Exception {
+    Properties p = small();
+    p.put("level0.compaction.trigger", "1");
+    p.put("num.levels", "3");
+    byte[] k = b("k");
+    try (EngineTable t = open(p)) {
+      t.put(k, b("old"), Entry.NO_EXPIRY, 1);
+      // Tombstones of other keys make the file mostly garbage: reclaim compactions push it down
+      // to the last level, dropping the tombstones and keeping the old value.
+      for (int i = 0; i < 10; i++) {
+        t.remove(key(i), 2 + i);
+      }
+      t.flush();
+      StatsWait.until(t, "old value at level 2",
+          d -> d.get("level.2.files") == 1 && d.get("level.0.files") + d.get("level.1.files") == 0);
+      t.put(k, b("new"), T0 + 10, 20);
+      t.flush(); // moved to level 1 above the old value
+      StatsWait.until(t, "new value at level 1", d -> d.get("level.1.files") == 1 && d.get("level.0.files") == 0);
+      assertThat(t.get(k)).isEqualTo(b("new"));
+      clock.advance(11);
+      assertThat(t.get(k)).isNull();
+      // Level 1's file is all expired now: a reclaim compaction takes it down and drops both.
+      StatsWait.until(t, "both entries reclaimed",
+          d -> d.get("level.1.files") + d.get("level.2.files") == 0);
+      assertAbsent(t, k);
+    }
+    try (EngineTable t = open(p)) {
+      assertAbsent(t, k);
+    }
+  }
+
+  /**
+   * Space comes back with the store's active expiry on: the expired keys are removed by
+   * tombstones written through the normal write path, and the files of tombstones are compacted
+   * away with no further write. The keys are written without expiry here, so that only the
+   * tombstones can make their files worth compacting.
+   */
+  @Test
+  void tombstonesOfRemovedKeys_bringBytesOnDiskAndEntriesNearZero() throws Exception {
+    int keys = 50_000;
+    try (EngineTable t = open(reclaimOptions())) {
+      long peak = writeKeys(t, keys, false);
+      long lsn = 1_000_000;
+      for (int from = 0; from < keys; from += 500) {
+        List<Mutation> batch = new ArrayList<>();
+        for (int i = from; i < from + 500; i++) {
+          batch.add(Mutation.remove(key(i)));
+        }
+        t.apply(batch, ++lsn);
+      }
+      t.flush();
+      awaitNearlyEmpty(t, peak);
+    }
+  }
+
+  /** Space comes back with the store's active expiry off: by time alone, with no write at all. */
+  @Test
+  void expiredEntriesWithoutTombstones_areCompactedAwayByTimeAlone() throws Exception {
+    int keys = 50_000;
+    try (EngineTable t = open(reclaimOptions())) {
+      long peak = writeKeys(t, keys, true);
+      for (int i = 0; i < keys; i += 997) {
+        assertThat(t.get(key(i))).isNotNull();
+      }
+      clock.advance(HOUR);
+      awaitNearlyEmpty(t, peak);
+    }
+  }
+
+  private static Properties reclaimOptions() {
+    Properties p = new Properties();
+    p.put("memtable.size", "512KiB");
+    p.put("block.size", "4KiB");
+    p.put("target.file.size", "256KiB");
+    p.put("level1.max.size", "1MiB");
+    p.put("level.size.ratio", "4");
+    return p;
+  }
+
+  /**
+   * Writes {@code keys} keys, {@code expiring} within the next half hour or never; returns the
+   * bytes on disk.
+   */
+  private long writeKeys(EngineTable t, int keys, boolean expiring) throws Exception {
+    byte[] value = new byte[100];
+    for (int i = 0; i < keys; i++) {
+      t.put(key(i), value, expiring ? T0 + HOUR / 2 - i % 1000 : Entry.NO_EXPIRY, i + 1);
+    }
+    t.flush();
+    // Let the size-triggered compactions finish: the data then lies in several levels.
+    StatsWait.until(t, "levels settled", d -> d.get("level.0.files") < 4 && d.get("level.2.files") > 0);
+    Thread.sleep(200);
+    long bytes = t.stats().bytesOnDisk();
+    assertThat(t.stats().entryEstimate()).isGreaterThanOrEqualTo(keys);
+    assertThat(bytes).isGreaterThan(keys * 100L);
+    return bytes;
+  }
+
+  private static void awaitNearlyEmpty(EngineTable t, long peakBytes) throws Exception {
+    StatsWait.until(t, "no SSTables left", d -> {
+      long files = 0;
+      for (Map.Entry<String, Long> e : d.entrySet()) {
+        if (e.getKey().startsWith("level.") && e.getKey().endsWith(".files")) {
+          files += e.getValue();
+        }
+      }
+      return files == 0;
+    });
+    assertThat(t.stats().entryEstimate()).isZero();
+    assertThat(t.stats().bytesOnDisk()).as("bytes on disk (the manifest only)").isLessThan(peakBytes / 20);
+    try (Cursor c = t.newCursor(null, null)) {
+      assertThat(c.next()).isFalse();
+    }
+  }
+
   /** A table written by the version-1 formats (the golden files of both) opens and reads. */
   @Test
   void version1Table_opensReadsAndTakesNewWrites() throws Exception {

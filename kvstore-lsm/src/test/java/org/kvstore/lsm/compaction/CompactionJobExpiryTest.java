@@ -150,4 +150,39 @@ class CompactionJobExpiryTest {
     assertThat(out.get(0).stats().expiring()).isEqualTo(1);
     assertThat(out.get(0).stats().minExpiresAt()).isEqualTo(EXPIRES_AT + 1);
   }
+
+  @Test
+  void pick_mostlyExpiredFileOfTheLastLevel_isRewrittenInPlace() throws IOException {
+    openVersions();
+    FileMetadata bottom = sstable(
+        new E("a", 1, ValueKind.PUT, "x", 1, EXPIRES_AT),
+        new E("b", 2, ValueKind.PUT, "y", 2, EXPIRES_AT),
+        new E("c", 3, ValueKind.PUT, "z", 3, Entry.NO_EXPIRY));
+    versions.logAndApply(new VersionEdit().addFile(3, bottom));
+    Version v = versions.acquireCurrent();
+    try {
+      CompactionPicker before = new CompactionPicker(options(), Clock.fixed(Instant.ofEpochMilli(EXPIRES_AT),
+          ZoneOffset.UTC));
+      assertThat(before.pick(v)).as("nothing expired yet").isNull();
+      Compaction c = new CompactionPicker(options(), AFTER_EXPIRY).pick(v);
+      assertThat(c).isNotNull();
+      assertThat(c.reclaim()).isTrue();
+      assertThat(c.level()).isEqualTo(3);
+      assertThat(c.outputLevel()).isEqualTo(3);
+      assertThat(c.isTrivialMove()).isFalse();
+      CompactionJob job = new CompactionJob(c, fs, dir, options(), files, cache, versions::newFileNum, () -> false,
+          AFTER_EXPIRY);
+      versions.logAndApply(job.run());
+      assertThat(job.outputs()).hasSize(1);
+      assertThat(job.outputs().get(0).entries()).isEqualTo(1);
+    } finally {
+      v.unref();
+    }
+    Version after = versions.acquireCurrent();
+    try {
+      assertThat(new CompactionPicker(options(), AFTER_EXPIRY).pick(after)).as("nothing left to reclaim").isNull();
+    } finally {
+      after.unref();
+    }
+  }
 }
