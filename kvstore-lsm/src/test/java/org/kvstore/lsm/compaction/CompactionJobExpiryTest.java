@@ -120,6 +120,7 @@ class CompactionJobExpiryTest {
 
     assertThat(out).hasSize(1);
     Lookup k = read(out.get(0), "k");
+    assertThat(k).as("the expired put is kept above the old value").isNotNull();
     assertThat(k.kind()).as("the expired put still hides the old value at level 3").isEqualTo(ValueKind.DELETE);
     assertThat(k.seqNum()).isEqualTo(5);
     assertThat(k.version()).isEqualTo(5);
