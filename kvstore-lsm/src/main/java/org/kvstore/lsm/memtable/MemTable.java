@@ -58,9 +58,13 @@ import org.kvstore.lsm.key.ValueKind;
  * write fence), so keys queued after the sort are above every snapshot of cursors already open.
  *
  * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
- * value bytes plus {@link #VERSION_OVERHEAD} per version kept (dropped versions are subtracted):
- * estimates of the skip-list and hash-index nodes, the key and chain objects, the version node and
- * the array headers.
+ * value bytes plus {@link #VERSION_OVERHEAD} per version kept ({@link #EXPIRY_OVERHEAD} more for a
+ * version with an expiry time; dropped versions are subtracted): estimates of the skip-list and
+ * hash-index nodes, the key and chain objects, the version node and the array headers.
+ *
+ * <p>Each version carries the entry's version (the LSN of its write) and, for a put, its expiry;
+ * {@link #latestValue} and {@link #latestValues} treat a put expired at the clock's time as a
+ * delete, since an expired newest entry hides the older entries of its key.
  *
  * <p>The hash index is a {@link KeyIndex}: an open-addressing table whose slots hold the chains
  * themselves, so a probe loads a slot and the chain, not a map node in between.
