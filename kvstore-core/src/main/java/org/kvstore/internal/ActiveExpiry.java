@@ -26,13 +26,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each table is walked in key order by a resumable cursor that sees expired entries
  * ({@link org.kvstore.spi.EngineTable#newCursorIncludingExpired}); one pass examines at most
- * {@code entriesPerPass} entries of a table and then removes the expired ones it found, in batches
- * of {@link #REMOVE_BATCH} keys, each key only if it is still expired under its key lock. As in
- * Redis' active expire cycle, a pass that found many expired entries (a quarter or more) is
- * followed at once by another, within a time budget of a quarter of the interval per tick; else
- * the table waits for the next tick. A table where a full round saw no entry with an expiry rests
- * until it takes an expiring write ({@link StoreTable#expiringWrites()}), so a store without
- * expiries costs nothing. The reasoning is in docs/decisions/0025-active-expiry.md.
+ * {@code entriesPerPass} entries of a table, and stops early when the tick's time budget (a quarter
+ * of the interval) is spent, then removes the expired ones it found in batches of
+ * {@link #REMOVE_BATCH} keys, each key only if it is still expired under its key lock. As in Redis'
+ * active expire cycle, a pass that found many expired entries (a quarter or more) is followed at
+ * once by another while the budget lasts. A full round notes the earliest expiry it saw among live
+ * entries and the earliest one written meanwhile ({@link StoreTable#takeEarliestExpiryWritten}); the
+ * next round starts only when that time has come, so a table whose expiring entries are not due
+ * (or that has none) is not walked, and a store without expiries pays nothing. The CPU it takes is
+ * thus at most a quarter of one core. The reasoning is in docs/decisions/0025-active-expiry.md.
  *
  * <p>Thread safety: one background thread runs the ticks; {@link #runFullRounds} may be called from
  * any thread. Both take {@code this} for a pass, so passes never run concurrently.
@@ -61,10 +63,13 @@ public final class ActiveExpiry implements AutoCloseable {
 
   /** Where a table's round stands. Thread safety: guarded by the owning ActiveExpiry. */
   private static final class Progress {
+    /** Where the running round goes on; null: no round running. */
     byte[] resumeAt;
-    boolean roundSawExpiring;
-    long writesAtRoundStart;
-    boolean resting;
+    boolean inRound;
+    /** The earliest expiry of a live entry the running round saw. */
+    long roundEarliestLive = Long.MAX_VALUE;
+    /** When the next round is due (0 at open: the table's content is unknown). */
+    long dueAt;
   }
 
   public ActiveExpiry(
@@ -104,14 +109,14 @@ public final class ActiveExpiry implements AutoCloseable {
   }
 
   private synchronized void tick(long budgetNanos) {
-    long start = System.nanoTime();
+    long deadline = System.nanoTime() + budgetNanos;
     Set<StoreTable> live = new HashSet<>();
     for (StoreTable t : tables.get()) {
       live.add(t);
       double fraction;
       do {
-        fraction = pass(t);
-      } while (fraction >= REPEAT_FRACTION && !stopping && System.nanoTime() - start < budgetNanos);
+        fraction = pass(t, deadline);
+      } while (fraction >= REPEAT_FRACTION && !stopping && System.nanoTime() < deadline);
     }
     progress.keySet().retainAll(live);
   }
@@ -124,56 +129,61 @@ public final class ActiveExpiry implements AutoCloseable {
     long before = removed.get();
     for (StoreTable t : tables.get()) {
       Progress p = progress.computeIfAbsent(t, k -> new Progress());
-      p.resting = false;
-      boolean wrapped = false;
-      while (!wrapped) {
-        pass(t);
-        wrapped = p.resumeAt == null;
-      }
+      p.dueAt = 0;
+      do {
+        pass(t, Long.MAX_VALUE);
+      } while (p.inRound);
     }
     return removed.get() - before;
   }
 
-  /** One pass over {@code t}; returns the fraction of examined entries that were expired. */
+  /**
+   * One pass over {@code t}, until {@code entriesPerPass} entries or {@code deadline}
+   * ({@link System#nanoTime}); returns the fraction of examined entries that were expired.
+   */
   @GuardedBy("this")
-  private double pass(StoreTable t) {
+  private double pass(StoreTable t, long deadline) {
     Progress p = progress.computeIfAbsent(t, k -> new Progress());
-    long writes = t.expiringWrites();
-    if (p.resting) {
-      if (writes == p.writesAtRoundStart) {
-        return 0;
+    long now = clock.millis();
+    if (!p.inRound) {
+      if (now < Math.min(p.dueAt, t.earliestExpiryWritten())) {
+        return 0; // nothing in the table is due yet
       }
-      p.resting = false;
-    }
-    if (p.resumeAt == null) {
-      p.roundSawExpiring = false;
-      p.writesAtRoundStart = writes;
+      t.takeEarliestExpiryWritten(); // the round sees what was written before it starts
+      p.inRound = true;
+      p.resumeAt = null;
+      p.roundEarliestLive = Long.MAX_VALUE;
     }
     long started = System.nanoTime();
     List<byte[]> expired = new ArrayList<>();
     int seen = 0;
-    boolean exhausted;
+    boolean exhausted = false;
     t.enter();
     try (Cursor c = t.engine().newCursorIncludingExpired(p.resumeAt, null)) {
-      long now = clock.millis();
       byte[] last = null;
-      while (seen < entriesPerPass && c.next()) {
+      while (seen < entriesPerPass && ((seen & 255) != 255 || System.nanoTime() < deadline)) {
+        if (!c.next()) {
+          exhausted = true;
+          break;
+        }
         seen++;
         long expiresAt = c.expiresAt();
+        last = null;
         if (expiresAt != Entry.NO_EXPIRY) {
-          p.roundSawExpiring = true;
           if (Entry.isExpired(expiresAt, now)) {
             last = c.key();
             expired.add(last);
-            continue;
+          } else {
+            p.roundEarliestLive = Math.min(p.roundEarliestLive, expiresAt);
           }
         }
-        if (seen == entriesPerPass) {
+        if (last == null && (seen == entriesPerPass || (seen & 255) == 255)) {
           last = c.key();
         }
+        if (last != null) {
+          p.resumeAt = successor(last);
+        }
       }
-      exhausted = seen < entriesPerPass;
-      p.resumeAt = exhausted ? null : successor(last);
     } catch (IOException e) {
       throw t.io("active expiry scan", e);
     } finally {
@@ -183,8 +193,11 @@ public final class ActiveExpiry implements AutoCloseable {
     for (int from = 0; from < expired.size(); from += REMOVE_BATCH) {
       removedHere += t.removeExpired(expired.subList(from, Math.min(expired.size(), from + REMOVE_BATCH)));
     }
-    if (exhausted && !p.roundSawExpiring && t.expiringWrites() == p.writesAtRoundStart) {
-      p.resting = true;
+    if (exhausted) {
+      p.inRound = false;
+      p.resumeAt = null;
+      // Next round when the earliest live expiry seen comes due, or one written during the round.
+      p.dueAt = Math.min(p.roundEarliestLive, t.earliestExpiryWritten());
     }
     examined.addAndGet(seen);
     removed.addAndGet(removedHere);

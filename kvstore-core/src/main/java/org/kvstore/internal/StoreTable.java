@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.kvstore.Cursor;
 import java.time.Clock;
@@ -53,8 +53,11 @@ public final class StoreTable implements Table {
   private final WritePipeline pipeline;
   private final Limits limits;
   private final Clock clock;
-  /** Writes of entries with an expiry since open: the active expiry skips tables where it stays put. */
-  private final LongAdder expiringWrites = new LongAdder();
+  /**
+   * The earliest expiry written since the active expiry last took it ({@link #takeEarliestExpiryWritten});
+   * {@code Long.MAX_VALUE}: none. Lets the active expiry rest on a table until something in it is due.
+   */
+  private final AtomicLong earliestExpiryWritten = new AtomicLong(Long.MAX_VALUE);
   private final KeySequencer sequencer = new KeySequencer();
   private final OperationGate gate = new OperationGate();
   private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
@@ -182,9 +185,12 @@ public final class StoreTable implements Table {
 
   private void noteExpiring(List<Mutation> mutations) {
     for (Mutation m : mutations) {
-      if (m.expiresAt() != Entry.NO_EXPIRY) {
-        expiringWrites.increment();
-        return;
+      long e = m.expiresAt();
+      if (e != Entry.NO_EXPIRY) {
+        long cur;
+        while (e < (cur = earliestExpiryWritten.get()) && !earliestExpiryWritten.compareAndSet(cur, e)) {
+          // another writer lowered it meanwhile: compare again
+        }
       }
     }
   }
@@ -511,12 +517,14 @@ public final class StoreTable implements Table {
     return removed[0];
   }
 
-  /**
-   * How many writes of entries with an expiry this table took since open (a batch counts once): the
-   * active expiry rests on a table after a full round that saw no expiring entry until it changes.
-   */
-  long expiringWrites() {
-    return expiringWrites.sum();
+  /** The earliest expiry written since the last {@link #takeEarliestExpiryWritten} (MAX_VALUE: none). */
+  long earliestExpiryWritten() {
+    return earliestExpiryWritten.get();
+  }
+
+  /** Returns {@link #earliestExpiryWritten} and starts over from none. */
+  long takeEarliestExpiryWritten() {
+    return earliestExpiryWritten.getAndSet(Long.MAX_VALUE);
   }
 
   /** The store's clock, which expiry times are compared with. */

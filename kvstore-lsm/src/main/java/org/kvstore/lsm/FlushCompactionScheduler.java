@@ -1,9 +1,11 @@
 package org.kvstore.lsm;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -15,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * Decides when a table's flushes and compactions run: one flush thread writing immutable memtables
  * oldest first, and one compaction thread running one compaction at a time (so compactions never
  * conflict, and a flush only ever adds level-0 files). The work itself is the {@link Table}'s.
+ *
+ * <p>Compactions are looked for after every flush and compaction, and also every
+ * {@link #RECLAIM_CHECK_INTERVAL} without either: a file whose entries expire becomes worth
+ * compacting by the passing of time alone, with no write that would look
+ * (docs/decisions/0026-lsm-expiry.md).
  *
  * <p>Errors: the first failure of either thread is latched ({@link #failure()}): from then on no
  * flush or compaction runs, waiting flushes fail with it as the cause, and the table refuses
@@ -57,10 +64,13 @@ final class FlushCompactionScheduler {
     void backgroundFailed();
   }
 
+  /** How often the compaction thread looks for due compactions when nothing else made it look. */
+  static final Duration RECLAIM_CHECK_INTERVAL = Duration.ofSeconds(1);
+
   private final Table table;
   private final String name;
   private final ExecutorService flushThread;
-  private final ExecutorService compactionThread;
+  private final ScheduledExecutorService compactionThread;
   private final AtomicBoolean compactionScheduled = new AtomicBoolean();
   private final BooleanSupplier aborted = () -> this.shuttingDown;
   private volatile boolean shuttingDown;
@@ -70,7 +80,9 @@ final class FlushCompactionScheduler {
     this.table = table;
     this.name = name;
     this.flushThread = Executors.newSingleThreadExecutor(r -> thread(r, "lsm-flush-" + name));
-    this.compactionThread = Executors.newSingleThreadExecutor(r -> thread(r, "lsm-compact-" + name));
+    this.compactionThread = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "lsm-compact-" + name));
+    long every = RECLAIM_CHECK_INTERVAL.toMillis();
+    compactionThread.scheduleWithFixedDelay(this::maybeScheduleCompaction, every, every, TimeUnit.MILLISECONDS);
   }
 
   private static Thread thread(Runnable r, String n) {

@@ -2,6 +2,7 @@ package org.kvstore.lsm;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.function.BooleanSupplier;
 import org.kvstore.io.FileSystem;
 import org.kvstore.lsm.compaction.Compaction;
@@ -37,10 +38,11 @@ final class FlushCompactionWork {
   private final BlockCache cache;
   private final LsmStatistics statistics;
   private final CompactionPicker picker;
+  private final Clock clock;
 
   FlushCompactionWork(
       String tableName, LsmOptions opt, FileSystem fs, Path dir, VersionSet versions, OpenFiles files,
-      BlockCache cache, LsmStatistics statistics) {
+      BlockCache cache, LsmStatistics statistics, Clock clock) {
     this.tableName = tableName;
     this.opt = opt;
     this.fs = fs;
@@ -49,7 +51,8 @@ final class FlushCompactionWork {
     this.files = files;
     this.cache = cache;
     this.statistics = statistics;
-    this.picker = new CompactionPicker(opt);
+    this.clock = clock;
+    this.picker = new CompactionPicker(opt, clock);
   }
 
   /**
@@ -58,7 +61,7 @@ final class FlushCompactionWork {
    */
   void flush(FrozenMemTable f) throws IOException {
     long fileNum = versions.newFileNum();
-    FileMetadata meta = FlushJob.run(f.mem(), fileNum, fs, dir, opt, cache);
+    FileMetadata meta = FlushJob.run(f.mem(), fileNum, fs, dir, opt, cache, clock);
     VersionEdit edit = new VersionEdit().persistedLsn(f.appliedLsn()).lastSeqNum(f.maxSeqNum());
     if (meta != null) {
       edit.addFile(0, meta);
@@ -92,7 +95,7 @@ final class FlushCompactionWork {
   private void run(Compaction c, BooleanSupplier aborted) throws IOException {
     long start = System.nanoTime();
     CompactionJob job =
-        new CompactionJob(c, fs, dir, opt, files, cache, versions::newFileNum, aborted);
+        new CompactionJob(c, fs, dir, opt, files, cache, versions::newFileNum, aborted, clock);
     VersionEdit edit = job.run();
     try {
       versions.logAndApply(edit);
@@ -105,8 +108,9 @@ final class FlushCompactionWork {
       statistics.bytesCompactionWritten.add(job.bytesWritten());
     }
     statistics.compactions.increment();
-    LOG.debug("table {}: compacted L{} ({} + {} files, {} bytes) into {} files of L{} in {} ms{}",
+    LOG.debug("table {}: compacted L{} ({} + {} files, {} bytes) into {} files of L{} in {} ms{}{}",
         tableName, c.level(), c.inputs().size(), c.overlaps().size(), c.inputBytes(), job.outputs().size(),
-        c.outputLevel(), (System.nanoTime() - start) / 1_000_000, c.isTrivialMove() ? " (move)" : "");
+        c.outputLevel(), (System.nanoTime() - start) / 1_000_000, c.isTrivialMove() ? " (move)" : "",
+        c.reclaim() ? " (reclaim)" : "");
   }
 }

@@ -2,12 +2,15 @@ package org.kvstore.lsm;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Arrays;
+import org.kvstore.Entry;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
 import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.Lookup;
+import org.kvstore.lsm.key.ValueKind;
 import org.kvstore.lsm.memtable.MemTable;
 import org.kvstore.lsm.sstable.BlockCache;
 import org.kvstore.lsm.sstable.SstableFormat;
@@ -17,7 +20,9 @@ import org.kvstore.lsm.version.FileMetadata;
 /**
  * Writes one immutable memtable to a new level-0 SSTable, keeping only the newest entry of each user
  * key (no reader needs older ones: cursors read the memtable object they pinned, never its SSTable),
- * then syncs the file and the directory. The caller logs the manifest edit. With
+ * then syncs the file and the directory. A put expired at the flush's clock time is written as a
+ * tombstone (it keeps hiding older entries of its key; a compaction drops it where nothing older
+ * lies below). The caller logs the manifest edit. With
  * {@code block.cache.fill.on.flush} the data blocks also go into the block cache as they are written;
  * with {@code row.cache} and {@code row.cache.fill.on.flush} the rows of the keys that point reads
  * found in the memtable go into the row cache, under the new file's number (dropped with the file
@@ -30,7 +35,8 @@ final class FlushJob {
 
   /** Returns the new file's metadata, or {@code null} when the memtable is empty. */
   static FileMetadata run(
-      MemTable mem, long fileNum, FileSystem fs, Path dir, LsmOptions opt, BlockCache cache) throws IOException {
+      MemTable mem, long fileNum, FileSystem fs, Path dir, LsmOptions opt, BlockCache cache, Clock clock)
+      throws IOException {
     if (mem.isEmpty()) {
       return null;
     }
@@ -43,6 +49,7 @@ final class FlushJob {
         w.fillCache(cache, fileNum);
       }
       boolean fillRows = opt.fillRowsOnFlush() && cache.cachesRows();
+      long now = clock.millis();
       byte[] last = null;
       for (c.seekToFirst(); c.isValid(); c.next()) {
         byte[] k = c.userKey();
@@ -51,17 +58,26 @@ final class FlushJob {
         }
         last = k;
         long hash = BloomFormat.hash(k);
-        w.add(k, hash, c.seqNum(), c.kind(), c.value());
+        ValueKind kind = c.kind();
+        byte[] value = c.value();
+        long expiresAt = c.expiresAt();
+        if (kind == ValueKind.PUT && Entry.isExpired(expiresAt, now)) {
+          kind = ValueKind.DELETE;
+          value = MemTable.DELETED;
+          expiresAt = Entry.NO_EXPIRY;
+        }
+        w.add(k, hash, c.seqNum(), kind, value, c.version(), expiresAt);
         if (fillRows && c.keyRead()) {
           // The memtable's arrays are never changed, and row cache values are copied on the way out.
-          cache.putRow(fileNum, hash, k, new Lookup(c.seqNum(), c.kind(), c.value()));
+          cache.putRow(fileNum, hash, k, new Lookup(c.seqNum(), kind, value, c.version(), expiresAt));
         }
       }
       SstableWriter.Result r = w.finish();
       fs.syncDirectory(dir);
       ok = true;
       return new FileMetadata(
-          fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq());
+          fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq(),
+          r.stats());
     } finally {
       if (!ok) {
         cache.evictFile(fileNum);

@@ -1,8 +1,10 @@
 package org.kvstore.lsm;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.Arrays;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 import org.kvstore.StorageIOException;
 import org.kvstore.lsm.cursor.MergingCursor;
 import org.kvstore.lsm.key.ValueKind;
@@ -10,7 +12,9 @@ import org.kvstore.lsm.version.Version;
 
 /**
  * The user's cursor over {@code [from, to)} at one snapshot: walks the merge of all sources, takes
- * the newest entry of each user key and skips keys whose newest entry is a tombstone. Pins the
+ * the newest entry of each user key and skips keys whose newest entry is a tombstone or a put
+ * expired at {@code clock}'s time when the cursor reaches it (an expired newest entry hides the
+ * key's older entries as a tombstone does; a null clock returns expired entries too). Pins the
  * version it reads and keeps its snapshot registered (see {@link OpenSnapshots}) until
  * {@link #close()}.
  *
@@ -27,10 +31,15 @@ final class LsmCursor implements Cursor {
   private boolean done;
   private byte[] key;
   private byte[] value;
+  private long entryVersion;
+  private long expiresAt;
+  private final Clock clock;
   private boolean closed;
 
   LsmCursor(
-      MergingCursor merged, Version version, Runnable releaseSnapshot, byte[] from, byte[] to, String table) {
+      MergingCursor merged, Version version, Runnable releaseSnapshot, byte[] from, byte[] to, String table,
+      Clock clock) {
+    this.clock = clock;
     this.merged = merged;
     this.version = version;
     this.releaseSnapshot = releaseSnapshot;
@@ -60,12 +69,16 @@ final class LsmCursor implements Cursor {
         if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
           break;
         }
-        if (merged.kind() == ValueKind.DELETE) {
+        long expires = merged.expiresAt();
+        if (merged.kind() == ValueKind.DELETE
+            || (clock != null && expires != Entry.NO_EXPIRY && Entry.isExpired(expires, clock.millis()))) {
           skipKey(k);
           continue;
         }
         key = k;
         value = merged.value();
+        entryVersion = merged.version();
+        expiresAt = expires;
         return true;
       }
     } catch (IOException e) {
@@ -95,12 +108,18 @@ final class LsmCursor implements Cursor {
 
   @Override
   public long version() {
-    return 0;
+    if (key == null) {
+      throw new IllegalStateException("cursor is not on an entry");
+    }
+    return entryVersion;
   }
 
   @Override
   public long expiresAt() {
-    return 0;
+    if (key == null) {
+      throw new IllegalStateException("cursor is not on an entry");
+    }
+    return expiresAt;
   }
 
   @Override

@@ -30,8 +30,9 @@ final class LsmStatistics {
    * The table's statistics, of the view {@code s} (pinned by the caller).
    *
    * <p>Survive a reopen, because they are computed from the persisted file set (the manifest
-   * records each SSTable's size and entry count): the entry estimate (entries of all SSTables,
-   * tombstones and shadowed versions included, plus the memtables' entries), the bytes on disk of
+   * records each SSTable's size, entry and tombstone counts): the entry estimate (entries of all
+   * SSTables and memtables less their tombstones; shadowed versions and expired entries not yet
+   * compacted away still count), the bytes on disk of
    * the SSTables, {@code level.N.files}, {@code level.N.bytes}, {@code space.amplification.x100},
    * {@code persisted.lsn} and {@code last.seq}. (The manifest part of {@code bytesOnDisk} shrinks at
    * a reopen, which rewrites the manifest as one snapshot record.)
@@ -48,12 +49,14 @@ final class LsmStatistics {
    */
   EngineStats report(SuperVersion s, VersionSet versions, BlockCache cache, OpenFiles files, long lastSeq) {
     Version v = s.version();
-    long entries = v.totalEntries() + s.mem().entryCount();
+    // Live keys, estimated: entries minus tombstones (a tombstone is not a key), never below 0.
+    long entries = v.totalEntries() - v.totalTombstones() + s.mem().entryCount() - s.mem().deleteCount();
     long memBytes = s.mem().approximateBytes();
     for (FrozenMemTable imm : s.imms()) {
-      entries += imm.mem().entryCount();
+      entries += imm.mem().entryCount() - imm.mem().deleteCount();
       memBytes += imm.mem().approximateBytes();
     }
+    entries = Math.max(0, entries);
     Map<String, Long> d = new LinkedHashMap<>();
     long flushed = bytesFlushed.sum();
     long compacted = bytesCompactionWritten.sum();

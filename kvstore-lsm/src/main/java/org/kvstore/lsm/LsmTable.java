@@ -2,6 +2,7 @@ package org.kvstore.lsm;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.BooleanSupplier;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 import org.kvstore.io.FileSystem;
 import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.cursor.InternalCursor;
@@ -45,7 +47,13 @@ import org.kvstore.spi.Mutation;
  *       {@code lastSeq}; a batch of n mutations takes n consecutive numbers in batch order, so a
  *       later mutation of the same key in a batch wins. Sequence numbers are independent of the
  *       core's LSNs (which may repeat across a replay); they persist through the SSTables and the
- *       manifest and only grow.
+ *       manifest and only grow. The LSN of a mutation is stored with its entry as the entry's
+ *       version ({@link EngineTable}, "Versions and expiry"), beside its expiry time.
+ *   <li><b>Expiry.</b> Every read judges expiry by {@link EngineContext#clock()}: a key whose
+ *       newest entry is an expired put reads as absent, exactly as if that entry were a tombstone
+ *       (older entries stay hidden). Flushes write expired puts as tombstones; compactions drop
+ *       them, and tombstones, where nothing older lies below, and pick files that are mostly
+ *       tombstones or expired entries on their own (docs/decisions/0026-lsm-expiry.md).
  *   <li><b>Visibility.</b> Writers allocate their numbers and insert under the <em>shared</em> mode
  *       of {@code writeFence}. A scan takes the fence in <em>exclusive</em> mode for an instant:
  *       then no insert is half done, so every number up to {@code lastSeq} is complete; that value
@@ -103,6 +111,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   private final SuperVersions views;
   private final WriteStalls stalls;
   private final FlushCompactionWork work;
+  private final Clock clock;
 
   private LsmTable(
       EngineContext ctx, LsmOptions opt, BlockCache cache, WriteBufferBudget budget, OpenFiles files,
@@ -115,13 +124,15 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     this.tableFiles = tableFiles;
     this.versions = versions;
     this.lastSeq = new AtomicLong(versions.lastSeqNum());
+    this.clock = ctx.clock();
     // The scheduler calls this table only from its tasks, the first queued after construction.
     this.scheduler = new FlushCompactionScheduler(ctx.tableName(), this);
     this.views = new SuperVersions(opt, versions, ctx.appliedLsn(), writeFence, lastSeq, pins, scheduler);
     this.stalls = new WriteStalls(ctx.tableName(), opt, budget, statistics, views, scheduler);
     this.work =
         new FlushCompactionWork(
-            ctx.tableName(), opt, ctx.fileSystem(), ctx.directory(), versions, files, cache, statistics);
+            ctx.tableName(), opt, ctx.fileSystem(), ctx.directory(), versions, files, cache, statistics,
+            ctx.clock());
   }
 
   /**
@@ -161,7 +172,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     long stamp = writeFence.readLock();
     try {
       mem = views.current().mem();
-      size = mem.add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value, snapshots.oldest());
+      size = mem.add(key, lastSeq.incrementAndGet(), ValueKind.PUT, value, lsn, expiresAt, snapshots.oldest());
     } finally {
       writeFence.unlockRead(stamp);
     }
@@ -177,7 +188,8 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     long stamp = writeFence.readLock();
     try {
       mem = views.current().mem();
-      size = mem.add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null, snapshots.oldest());
+      size = mem.add(key, lastSeq.incrementAndGet(), ValueKind.DELETE, null, lsn, Entry.NO_EXPIRY,
+          snapshots.oldest());
     } finally {
       writeFence.unlockRead(stamp);
     }
@@ -201,10 +213,10 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
       long seq = lastSeq.getAndAdd(batch.size()) + 1;
       for (Mutation m : batch) {
         if (m.isRemove()) {
-          size = mem.add(m.key(), seq++, ValueKind.DELETE, null, oldest);
+          size = mem.add(m.key(), seq++, ValueKind.DELETE, null, lsn, Entry.NO_EXPIRY, oldest);
           bytes += m.key().length;
         } else {
-          size = mem.add(m.key(), seq++, ValueKind.PUT, m.value(), oldest);
+          size = mem.add(m.key(), seq++, ValueKind.PUT, m.value(), lsn, m.expiresAt(), oldest);
           bytes += m.key().length + m.value().length;
         }
       }
@@ -294,18 +306,19 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   // ---- reads ----
 
   /**
-   * The newest entry of {@code key} in the memtables of {@code s}, newest memtable first, or
+   * The newest value of {@code key} in the memtables of {@code s}, newest memtable first
+   * ({@link MemTable#latestValue}: {@link MemTable#DELETED} for a delete or an expired put), or
    * {@code null}. Memtables need no pin: they are plain heap objects.
    */
-  private static byte[] memTableLookup(SuperVersion s, byte[] key) {
-    byte[] e = s.mem().latestValue(key);
+  private byte[] memTableLookup(SuperVersion s, byte[] key) {
+    byte[] e = s.mem().latestValue(key, clock);
     return e != null ? e : immutableLookup(s, key);
   }
 
   /** {@link #memTableLookup} in the immutable memtables of {@code s} only. */
-  private static byte[] immutableLookup(SuperVersion s, byte[] key) {
+  private byte[] immutableLookup(SuperVersion s, byte[] key) {
     for (FrozenMemTable imm : s.imms()) {
-      byte[] e = imm.mem().latestValue(key);
+      byte[] e = imm.mem().latestValue(key, clock);
       if (e != null) {
         return e;
       }
@@ -313,15 +326,69 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     return null;
   }
 
+  /**
+   * The newest entry of {@code key} with its version and expiry: from the memtables, newest first,
+   * then the SSTables as {@link #read} looks there. Expired or deleted: {@code null}.
+   */
   @Override
-  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) throws IOException {
-    return newCursor(fromInclusive, toExclusive);
+  public Entry getEntry(byte[] key) throws IOException {
+    SuperVersion s = views.current();
+    Lookup l = memTableEntry(s, key);
+    if (l == null) {
+      ReadPins.Slot slot = pins.enter();
+      Version v = null;
+      try {
+        SuperVersion pinned = views.current();
+        while ((v = pins.pin(slot, pinned.version())) == null) {
+          pinned = views.current();
+        }
+        l = pinned == s ? null : memTableEntry(pinned, key);
+        if (l == null) {
+          l = sstableLookup(v, key, false);
+        }
+      } finally {
+        pins.exit(slot, v);
+      }
+    }
+    if (l == null || !l.isLiveAt(clock.millis())) {
+      return null;
+    }
+    return new Entry(l.value().clone(), l.version(), l.expiresAt());
   }
 
-  @Override
-  public org.kvstore.Entry getEntry(byte[] key) throws IOException {
-    byte[] v = get(key);
-    return v == null ? null : new org.kvstore.Entry(v, 0, 0);
+  /** The newest entry of {@code key} in the memtables of {@code s}, newest first, or {@code null}. */
+  private static Lookup memTableEntry(SuperVersion s, byte[] key) {
+    Lookup l = s.mem().latestEntry(key);
+    for (int i = 0; l == null && i < s.imms().size(); i++) {
+      l = s.imms().get(i).mem().latestEntry(key);
+    }
+    return l;
+  }
+
+  /**
+   * The newest entry of {@code key} in the SSTables of {@code v} (pinned by the caller): level-0
+   * files newest first, then one file per level; {@code null} when none holds it.
+   */
+  private Lookup sstableLookup(Version v, byte[] key, boolean readOnly) throws IOException {
+    long hash = BloomFormat.hash(key);
+    for (FileMetadata f : v.files(0)) {
+      if (f.covers(key)) {
+        Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
+        if (l != null) {
+          return l;
+        }
+      }
+    }
+    for (int level = 1; level < v.levelCount(); level++) {
+      FileMetadata f = v.findFile(level, key);
+      if (f != null) {
+        Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
+        if (l != null) {
+          return l;
+        }
+      }
+    }
+    return null;
   }
 
   @Override
@@ -346,7 +413,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   @Override
   public void multiGetReadOnly(byte[][] keys, byte[][] values) throws IOException {
     SuperVersion seen = views.current();
-    seen.mem().latestValues(keys, keys.length, values);
+    seen.mem().latestValues(keys, keys.length, values, clock);
     for (int i = 0; i < keys.length; i++) {
       byte[] hit = values[i];
       values[i] = read(keys[i], true, seen, hit != null ? hit : immutableLookup(seen, keys[i]));
@@ -382,25 +449,12 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
       if (e != null) {
         return e == MemTable.DELETED ? null : readOnly ? e : e.clone();
       }
-      long hash = BloomFormat.hash(key);
-      for (FileMetadata f : v.files(0)) {
-        if (f.covers(key)) {
-          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
-          if (l != null) {
-            return l.kind() == ValueKind.PUT ? l.value() : null;
-          }
-        }
+      Lookup l = sstableLookup(v, key, readOnly);
+      if (l == null || l.kind() != ValueKind.PUT) {
+        return null;
       }
-      for (int level = 1; level < v.levelCount(); level++) {
-        FileMetadata f = v.findFile(level, key);
-        if (f != null) {
-          Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
-          if (l != null) {
-            return l.kind() == ValueKind.PUT ? l.value() : null;
-          }
-        }
-      }
-      return null;
+      // The clock is read only for an entry that expires.
+      return l.expiresAt() == Entry.NO_EXPIRY || l.isLiveAt(clock.millis()) ? l.value() : null;
     } finally {
       pins.exit(slot, v);
     }
@@ -408,6 +462,17 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
 
   @Override
   public Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) throws IOException {
+    return openCursor(fromInclusive, toExclusive, clock);
+  }
+
+  /** A cursor that also returns expired entries (the store's active expiry finds them this way). */
+  @Override
+  public Cursor newCursorIncludingExpired(byte[] fromInclusive, byte[] toExclusive) throws IOException {
+    return openCursor(fromInclusive, toExclusive, null);
+  }
+
+  /** A cursor judging expiry by {@code expiryClock}; null: expired entries are returned too. */
+  private Cursor openCursor(byte[] fromInclusive, byte[] toExclusive, Clock expiryClock) throws IOException {
     SuperVersion s;
     long snapshot;
     long stamp = writeFence.writeLock();
@@ -446,7 +511,8 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
       throw e;
     }
     return new LsmCursor(
-        new MergingCursor(children), s.version(), release, fromInclusive, toExclusive, ctx.tableName());
+        new MergingCursor(children), s.version(), release, fromInclusive, toExclusive, ctx.tableName(),
+        expiryClock);
   }
 
   // ---- persistence ----

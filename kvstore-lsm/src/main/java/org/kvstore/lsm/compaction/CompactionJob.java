@@ -2,11 +2,13 @@ package org.kvstore.lsm.compaction;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.kvstore.Entry;
 import org.kvstore.io.FileSystem;
 import org.kvstore.lsm.LsmOptions;
 import org.kvstore.lsm.bloom.BloomFormat;
@@ -34,6 +36,10 @@ import org.kvstore.lsm.version.VersionEdit;
  *       pinned, and those files stay on disk until it closes; it never reads this job's outputs.
  *   <li>A tombstone, when no level below the output level has a file whose range covers the key
  *       (the output level is the key's bottom level): nothing older is left for it to hide.
+ *   <li>A put expired at the job's clock time (read once, when the job starts), under the same
+ *       condition. Where something older may lie below, the expired put is written as a tombstone
+ *       of the same sequence number and version instead: it must keep hiding what it hid (an
+ *       expired entry is absent, never a fall-through to an older value).
  * </ul>
  *
  * <p>Outputs are synced (files and directory) before the caller logs the edit that swaps them for
@@ -49,6 +55,7 @@ import org.kvstore.lsm.version.VersionEdit;
  * <p>Thread safety: confined to the compaction thread.
  */
 public final class CompactionJob {
+  private static final byte[] EMPTY = new byte[0];
   private final Compaction c;
   private final FileSystem fs;
   private final Path dir;
@@ -57,6 +64,7 @@ public final class CompactionJob {
   private final BlockCache cache;
   private final LongSupplier newFileNum;
   private final BooleanSupplier aborted;
+  private final long nowMillis;
   private final List<FileMetadata> outputs = new ArrayList<>();
   private long bytesWritten;
   /** Bytes the outputs may still put into the block cache. */
@@ -66,7 +74,7 @@ public final class CompactionJob {
 
   public CompactionJob(
       Compaction c, FileSystem fs, Path dir, LsmOptions opt, OpenFiles files, BlockCache cache,
-      LongSupplier newFileNum, BooleanSupplier aborted) {
+      LongSupplier newFileNum, BooleanSupplier aborted, Clock clock) {
     this.c = c;
     this.fs = fs;
     this.dir = dir;
@@ -75,6 +83,7 @@ public final class CompactionJob {
     this.cache = cache;
     this.newFileNum = newFileNum;
     this.aborted = aborted;
+    this.nowMillis = clock.millis();
   }
 
   /** Thrown when the table closes during the job; its outputs are deleted. */
@@ -145,19 +154,24 @@ public final class CompactionJob {
           continue;
         }
         last = k;
-        if (m.kind() == ValueKind.DELETE && isBottomFor(k)) {
+        ValueKind kind = m.kind();
+        long expiresAt = m.expiresAt();
+        if (kind == ValueKind.PUT && Entry.isExpired(expiresAt, nowMillis)) {
+          kind = ValueKind.DELETE;
+          expiresAt = Entry.NO_EXPIRY;
+        }
+        if (kind == ValueKind.DELETE && isBottomFor(k)) {
           continue;
         }
         if (out == null) {
           out = new Output(newFileNum.getAsLong());
         }
-        if (rowSources == null) {
-          out.writer.add(k, m.seqNum(), m.kind(), m.value());
-        } else {
-          long hash = BloomFormat.hash(k);
-          byte[] v = m.value(); // the cursor's own copy, which the writer does not keep
-          out.writer.add(k, hash, m.seqNum(), m.kind(), v);
-          carryRow(out.fileNum, k, hash, m.seqNum(), m.kind(), v);
+        long hash = BloomFormat.hash(k);
+        // The cursor's own copy of the value, which the writer does not keep.
+        byte[] v = kind == ValueKind.DELETE ? EMPTY : m.value();
+        out.writer.add(k, hash, m.seqNum(), kind, v, m.version(), expiresAt);
+        if (rowSources != null) {
+          carryRow(out.fileNum, k, hash, new Lookup(m.seqNum(), kind, v, m.version(), expiresAt));
         }
         if (out.writer.estimatedFileSize() >= opt.targetFileBytes()) {
           finish(out);
@@ -204,14 +218,14 @@ public final class CompactionJob {
   }
 
   /**
-   * Caches the row of {@code k} (the merge's current entry, the key's newest) for output file
-   * {@code fileNum} when an input file has a row of it cached. {@code k} and {@code value} are
+   * Caches {@code row}, the output entry of {@code k} (the key's newest), for output file
+   * {@code fileNum} when an input file has a row of it cached. {@code k} and the row's value are
    * arrays the cursor made for this entry and nobody changes; they are handed to the cache.
    */
-  private void carryRow(long fileNum, byte[] k, long hash, long seqNum, ValueKind kind, byte[] value) {
+  private void carryRow(long fileNum, byte[] k, long hash, Lookup row) {
     for (FileMetadata source : rowSources) {
       if (source.covers(k) && cache.hasRow(source.fileNum(), hash, k)) {
-        cache.putRow(fileNum, hash, k, new Lookup(seqNum, kind, value));
+        cache.putRow(fileNum, hash, k, row);
         return;
       }
     }
@@ -232,7 +246,8 @@ public final class CompactionJob {
     cacheFillBudget -= o.writer.cacheFilledBytes();
     bytesWritten += r.fileSize();
     outputs.add(new FileMetadata(
-        o.fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq()));
+        o.fileNum, r.fileSize(), r.entries(), r.smallestKey(), r.largestKey(), r.smallestSeq(), r.largestSeq(),
+        r.stats()));
   }
 
   private void deleteQuietly(long fileNum) {

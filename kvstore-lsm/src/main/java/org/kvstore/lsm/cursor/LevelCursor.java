@@ -94,6 +94,16 @@ public final class LevelCursor implements InternalCursor {
   }
 
   @Override
+  public long version() {
+    return current.version();
+  }
+
+  @Override
+  public long expiresAt() {
+    return current.expiresAt();
+  }
+
+  @Override
   public byte[] value() throws IOException {
     return current.value();
   }

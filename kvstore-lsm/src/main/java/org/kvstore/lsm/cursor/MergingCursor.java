@@ -123,6 +123,16 @@ public final class MergingCursor implements InternalCursor {
   }
 
   @Override
+  public long version() {
+    return children[heap[0]].version();
+  }
+
+  @Override
+  public long expiresAt() {
+    return children[heap[0]].expiresAt();
+  }
+
+  @Override
   public byte[] value() throws IOException {
     return children[heap[0]].value();
   }

@@ -1,6 +1,7 @@
 package org.kvstore.lsm.memtable;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.time.Clock;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,9 +13,11 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
+import org.kvstore.Entry;
 import org.kvstore.codec.FixedBE;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
+import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.key.ValueKind;
 
 /**
@@ -55,9 +58,13 @@ import org.kvstore.lsm.key.ValueKind;
  * write fence), so keys queued after the sort are above every snapshot of cursors already open.
  *
  * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
- * value bytes plus {@link #VERSION_OVERHEAD} per version kept (dropped versions are subtracted):
- * estimates of the skip-list and hash-index nodes, the key and chain objects, the version node and
- * the array headers.
+ * value bytes plus {@link #VERSION_OVERHEAD} per version kept ({@link #EXPIRY_OVERHEAD} more for a
+ * version with an expiry time; dropped versions are subtracted): estimates of the skip-list and
+ * hash-index nodes, the key and chain objects, the version node and the array headers.
+ *
+ * <p>Each version carries the entry's version (the LSN of its write) and, for a put, its expiry;
+ * {@link #latestValue} and {@link #latestValues} treat a put expired at the clock's time as a
+ * delete, since an expired newest entry hides the older entries of its key.
  *
  * <p>The hash index is a {@link KeyIndex}: an open-addressing table whose slots hold the chains
  * themselves, so a probe loads a slot and the chain, not a map node in between.
@@ -77,8 +84,13 @@ public final class MemTable {
    * docs/decisions/0017-memtable-chains-and-key-index.md).
    */
   public static final int KEY_OVERHEAD = 112;
-  /** Estimated heap bytes per version beyond its value bytes. */
-  public static final int VERSION_OVERHEAD = 48;
+  /**
+   * Estimated heap bytes per version beyond its value bytes: the node (with its version) and the
+   * value array's header; a version with an expiry time takes {@link #EXPIRY_OVERHEAD} more.
+   */
+  public static final int VERSION_OVERHEAD = 56;
+  /** Extra heap bytes of a version that carries an expiry time (its own node class). */
+  public static final int EXPIRY_OVERHEAD = 8;
   /** An {@code oldestSnapshot} below every sequence number: keeps every version. */
   public static final long KEEP_ALL_VERSIONS = Long.MIN_VALUE;
   /**
@@ -96,21 +108,71 @@ public final class MemTable {
   private final AtomicLong bytes = new AtomicLong();
   /** Striped: every add updates them, and they are read only at a flush or for statistics. */
   private final LongAdder versions = new LongAdder();
+  /** Deletes added (never decreased when a chain drops them): for the table's live-key estimate. */
+  private final LongAdder deletes = new LongAdder();
   private final LongAccumulator maxSeqNum = new LongAccumulator(Math::max, 0);
   /** The size at which this memtable's next growth step is reported ({@link #passedReportMark}). */
   private final AtomicLong reportMark = new AtomicLong();
 
-  /** One version of a key. Immutable but for {@code next}, which is set before it is linked in. */
-  private static final class Version {
+  /**
+   * One version of a key, without an expiry time. Immutable but for {@code next}, which is set
+   * before it is linked in.
+   */
+  private static class Version {
     final long seqNum;
     final ValueKind kind;
     final byte[] value;
+    /** The entry's version as the engine reports it: the LSN of the write. */
+    final long version;
     volatile Version next;
 
-    Version(long seqNum, ValueKind kind, byte[] value) {
+    Version(long seqNum, ValueKind kind, byte[] value, long version) {
       this.seqNum = seqNum;
       this.kind = kind;
       this.value = value;
+      this.version = version;
+    }
+
+    long expiresAt() {
+      return Entry.NO_EXPIRY;
+    }
+
+    /** Whether this is a put that has expired by now (the clock is read only for one that expires). */
+    boolean isExpiredPut(Clock clock) {
+      return false;
+    }
+
+    /** Heap bytes counted for this version. */
+    long bytes() {
+      return VERSION_OVERHEAD + value.length;
+    }
+  }
+
+  /**
+   * A version with an expiry time: a subclass, so that the versions of keys written without one
+   * (the common case) do not carry the field.
+   */
+  private static final class ExpiringVersion extends Version {
+    final long expiresAt;
+
+    ExpiringVersion(long seqNum, byte[] value, long version, long expiresAt) {
+      super(seqNum, ValueKind.PUT, value, version);
+      this.expiresAt = expiresAt;
+    }
+
+    @Override
+    long expiresAt() {
+      return expiresAt;
+    }
+
+    @Override
+    boolean isExpiredPut(Clock clock) {
+      return Entry.isExpired(expiresAt, clock.millis());
+    }
+
+    @Override
+    long bytes() {
+      return VERSION_OVERHEAD + EXPIRY_OVERHEAD + value.length;
     }
   }
 
@@ -158,7 +220,7 @@ public final class MemTable {
       long before = bytes;
       int countBefore = count;
       count++;
-      bytes += VERSION_OVERHEAD + v.value.length;
+      bytes += v.bytes();
       if (h == null || v.seqNum > headSeq) {
         v.next = h;
         head = v;
@@ -182,7 +244,7 @@ public final class MemTable {
         long keptBytes = 0;
         for (Version x = head; ; x = x.next) {
           kept++;
-          keptBytes += VERSION_OVERHEAD + x.value.length;
+          keptBytes += x.bytes();
           if (x == keep) {
             break;
           }
@@ -206,25 +268,42 @@ public final class MemTable {
     }
   }
 
-  /** Adds one entry and keeps every version: {@link #add(byte[], long, ValueKind, byte[], long)}. */
+  /**
+   * Adds one entry of version 0 without expiry and keeps every version (for tests of the
+   * memtable's structure).
+   */
   public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) {
-    return add(userKey, seqNum, kind, value, KEEP_ALL_VERSIONS);
+    return add(userKey, seqNum, kind, value, 0, Entry.NO_EXPIRY, KEEP_ALL_VERSIONS);
+  }
+
+  /** {@link #add(byte[], long, ValueKind, byte[], long, long, long)} of version 0, without expiry. */
+  public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value, long oldestSnapshot) {
+    return add(userKey, seqNum, kind, value, 0, Entry.NO_EXPIRY, oldestSnapshot);
   }
 
   /**
    * Adds one entry and drops the versions of {@code userKey} that no reader can see any more: those
    * older than its newest version at or below {@code oldestSnapshot}, the smallest snapshot a
    * reader of this memtable may still use (the newest version is always kept, a delete included: it
-   * hides older entries in older sources). A key overwritten again and again thus holds one version,
+   * hides older entries in older sources). The entry reports {@code version} (the write's LSN) and,
+   * for a put, expires at {@code expiresAt} ({@link Entry#NO_EXPIRY}: never; ignored for a delete). A key overwritten again and again thus holds one version,
    * not one per write, and the memtable fills with distinct keys. REQUIRES: {@code seqNum} is unique
    * in this memtable, and no reader takes a snapshot below {@code oldestSnapshot} later;
    * {@code value} is ignored for a delete. The arrays are kept, not copied.
    *
    * @return the approximate size of the memtable after the add
    */
-  public long add(byte[] userKey, long seqNum, ValueKind kind, byte[] value, long oldestSnapshot) {
-    byte[] v = kind == ValueKind.DELETE ? DELETED : value;
-    long added = VERSION_OVERHEAD + v.length;
+  public long add(
+      byte[] userKey, long seqNum, ValueKind kind, byte[] value, long version, long expiresAt,
+      long oldestSnapshot) {
+    if (kind == ValueKind.DELETE) {
+      deletes.increment();
+    }
+    Version node =
+        kind == ValueKind.DELETE ? new Version(seqNum, kind, DELETED, version)
+            : expiresAt == Entry.NO_EXPIRY ? new Version(seqNum, kind, value, version)
+            : new ExpiringVersion(seqNum, value, version, expiresAt);
+    long added = node.bytes();
     UserKey probe = new UserKey(userKey);
     Chain chain = index.get(probe);
     if (chain == null) {
@@ -238,7 +317,7 @@ public final class MemTable {
         chain = held;
       }
     }
-    added += chain.add(new Version(seqNum, kind, v), oldestSnapshot, versions) - (VERSION_OVERHEAD + v.length);
+    added += chain.add(node, oldestSnapshot, versions) - node.bytes();
     maxSeqNum.accumulate(seqNum);
     return bytes.addAndGet(added);
   }
@@ -259,12 +338,30 @@ public final class MemTable {
   }
 
   /**
-   * The newest value of {@code userKey}: the array that was put (not a copy: the caller must not
-   * modify it), {@link #DELETED} when the newest entry is a delete, or {@code null} when the
-   * memtable has no entry of the key. One hash probe and no allocation: the point-read path. Marks
-   * the key as read ({@link MemTableCursor#keyRead}).
+   * The newest entry of {@code userKey} with its version and expiry (expired or not), or
+   * {@code null} when the memtable has none. The value is the memtable's array: the caller must not
+   * modify it. Marks the key as read.
    */
-  public byte[] latestValue(byte[] userKey) {
+  public Lookup latestEntry(byte[] userKey) {
+    Chain c = index.get(new UserKey(userKey));
+    if (c == null) {
+      return null;
+    }
+    if (!c.read) {
+      c.read = true;
+    }
+    Version v = c.head;
+    return v == null ? null : new Lookup(v.seqNum, v.kind, v.value, v.version, v.expiresAt());
+  }
+
+  /**
+   * The newest value of {@code userKey}: the array that was put (not a copy: the caller must not
+   * modify it), {@link #DELETED} when the newest entry is a delete or a put expired at
+   * {@code clock}'s time (it hides older entries in older sources all the same), or {@code null}
+   * when the memtable has no entry of the key. One hash probe and no allocation: the point-read
+   * path. Marks the key as read ({@link MemTableCursor#keyRead}).
+   */
+  public byte[] latestValue(byte[] userKey, Clock clock) {
     Chain c = index.get(new UserKey(userKey));
     if (c == null) {
       return null;
@@ -272,12 +369,12 @@ public final class MemTable {
     if (!c.read) {
       c.read = true; // once: later reads of the key do not write its cache line
     }
-    return valueOf(c.head);
+    return valueOf(c.head, clock);
   }
 
   /** What a point read of the newest version {@code v} returns: its value, DELETED, or null. */
-  private static byte[] valueOf(Version v) {
-    return v == null ? null : v.kind == ValueKind.PUT ? v.value : DELETED;
+  private static byte[] valueOf(Version v, Clock clock) {
+    return v == null ? null : v.kind == ValueKind.PUT && !v.isExpiredPut(clock) ? v.value : DELETED;
   }
 
   /**
@@ -286,7 +383,7 @@ public final class MemTable {
    * different keys overlap instead of following each other: at a few hundred thousand keys each of
    * those loads is a likely miss, and one key's lookup is three or four of them in a row.
    */
-  public void latestValues(byte[][] keys, int n, byte[][] values) {
+  public void latestValues(byte[][] keys, int n, byte[][] values, Clock clock) {
     UserKey[] probes = new UserKey[n];
     for (int i = 0; i < n; i++) {
       probes[i] = new UserKey(keys[i]);
@@ -303,7 +400,7 @@ public final class MemTable {
       }
     }
     for (int i = 0; i < n; i++) {
-      values[i] = valueOf((Version) found[i]);
+      values[i] = valueOf((Version) found[i], clock);
     }
   }
 
@@ -328,6 +425,11 @@ public final class MemTable {
   /** The number of entries (all versions of all keys). */
   public long entryCount() {
     return versions.sum();
+  }
+
+  /** The deletes added to this memtable (an upper bound of the tombstones it holds). */
+  public long deleteCount() {
+    return deletes.sum();
   }
 
   /** The largest sequence number added, 0 when empty. */
@@ -524,6 +626,16 @@ public final class MemTable {
     @Override
     public ValueKind kind() {
       return current.kind;
+    }
+
+    @Override
+    public long version() {
+      return current.version;
+    }
+
+    @Override
+    public long expiresAt() {
+      return current.expiresAt();
     }
 
     @Override

@@ -23,6 +23,16 @@ public final class BlockBuilder {
 
   /** Appends an entry. REQUIRES: {@code key} sorts after the previous key of this block. */
   public void add(byte[] key, int keyLen, byte[] value, int valueOff, int valueLen) {
+    add(key, keyLen, value, 0, value, valueOff, valueLen);
+  }
+
+  /**
+   * Appends an entry whose value field is {@code head[0, headLen)} followed by
+   * {@code value[valueOff, valueOff+valueLen)}. REQUIRES: {@code key} sorts after the previous key
+   * of this block.
+   */
+  public void add(
+      byte[] key, int keyLen, byte[] head, int headLen, byte[] value, int valueOff, int valueLen) {
     int shared = 0;
     if (sinceRestart < SstableFormat.RESTART_INTERVAL && entries > 0) {
       int max = Math.min(keyLen, lastKeyLen);
@@ -37,12 +47,14 @@ public final class BlockBuilder {
       sinceRestart = 0;
     }
     int unshared = keyLen - shared;
-    ensure(15 + unshared + valueLen);
+    ensure(15 + unshared + headLen + valueLen);
     size = Varints.put(buf, size, shared);
     size = Varints.put(buf, size, unshared);
-    size = Varints.put(buf, size, valueLen);
+    size = Varints.put(buf, size, headLen + valueLen);
     System.arraycopy(key, shared, buf, size, unshared);
     size += unshared;
+    System.arraycopy(head, 0, buf, size, headLen);
+    size += headLen;
     System.arraycopy(value, valueOff, buf, size, valueLen);
     size += valueLen;
     if (lastKey.length < keyLen) {

@@ -6,11 +6,20 @@ import org.kvstore.codec.Crc32c;
 import org.kvstore.codec.FixedLE;
 
 /**
- * The fixed 48-byte tail of an SSTable (docs/format/sstable.md, "Footer").
+ * The fixed 48-byte tail of an SSTable (docs/format/sstable.md, "Footer"); the same layout in
+ * every format version.
  *
  * <p>Thread safety: immutable.
+ *
+ * @param formatVersion the file's format version ({@link SstableFormat#FORMAT_VERSION} for a file
+ *     this code writes)
  */
-public record Footer(BlockHandle filter, BlockHandle index, long entryCount) {
+public record Footer(BlockHandle filter, BlockHandle index, long entryCount, int formatVersion) {
+
+  /** The footer of a file written now, in {@link SstableFormat#FORMAT_VERSION}. */
+  public Footer(BlockHandle filter, BlockHandle index, long entryCount) {
+    this(filter, index, entryCount, SstableFormat.FORMAT_VERSION);
+  }
 
   public byte[] encode() {
     byte[] b = new byte[SstableFormat.FOOTER_BYTES];
@@ -19,7 +28,7 @@ public record Footer(BlockHandle filter, BlockHandle index, long entryCount) {
     FixedLE.putLong(b, 12, index.offset());
     FixedLE.putInt(b, 20, index.size());
     FixedLE.putLong(b, 24, entryCount);
-    FixedLE.putInt(b, 32, SstableFormat.FORMAT_VERSION);
+    FixedLE.putInt(b, 32, formatVersion);
     FixedLE.putInt(b, 36, Crc32c.of(b, 0, 36));
     FixedLE.putLong(b, 40, SstableFormat.MAGIC);
     return b;
@@ -39,7 +48,7 @@ public record Footer(BlockHandle filter, BlockHandle index, long entryCount) {
       throw new CorruptionException(path, at, "SSTable footer checksum mismatch");
     }
     int version = FixedLE.getInt(b, 32);
-    if (version != SstableFormat.FORMAT_VERSION) {
+    if (!SstableFormat.isReadable(version)) {
       throw new CorruptionException(path, at + 32, "unknown SSTable format version " + version);
     }
     BlockHandle filter = new BlockHandle(FixedLE.getLong(b, 0), FixedLE.getInt(b, 8));
@@ -51,6 +60,6 @@ public record Footer(BlockHandle filter, BlockHandle index, long entryCount) {
         throw new CorruptionException(path, at, "block handle " + h + " outside the file");
       }
     }
-    return new Footer(filter, index, entries);
+    return new Footer(filter, index, entries, version);
   }
 }

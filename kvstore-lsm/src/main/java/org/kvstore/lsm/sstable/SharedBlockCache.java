@@ -220,7 +220,7 @@ public final class SharedBlockCache {
    * Estimated heap bytes of a cached row beyond its key and value bytes: the entry, the
    * {@link Lookup}, two array headers and the entry's share of the slot table.
    */
-  static final int ROW_OVERHEAD = 144;
+  static final int ROW_OVERHEAD = 160;
 
   /**
    * One cached block or row. A block's key is its offset (and {@link #rowKey} is {@code null}); a

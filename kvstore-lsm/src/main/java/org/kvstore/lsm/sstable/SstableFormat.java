@@ -1,19 +1,26 @@
 package org.kvstore.lsm.sstable;
 
+import org.kvstore.Entry;
 import org.kvstore.codec.Crc32c;
+import org.kvstore.codec.Varints;
 
 /**
  * Constants of the SSTable file format; the format (grammar, checks, example) is
- * docs/format/sstable.md. A change to the bytes updates that doc, the golden file {@code
- * golden/sstable-v1.bin} and {@link #FORMAT_VERSION} in the same change.
+ * docs/format/sstable.md. A change to the bytes updates that doc, a golden file {@code
+ * golden/sstable-vN.bin} and {@link #FORMAT_VERSION} in the same change.
  *
  * <p>Thread safety: stateless.
  */
 public final class SstableFormat {
   /** "KVSSTBL1" read as a little-endian u64: the last 8 bytes of every SSTable. */
   public static final long MAGIC = 0x314C42545353564BL;
-  /** Format versions, a one-way ratchet: 1 = this layout. Readers reject any other value. */
-  public static final int FORMAT_VERSION = 1;
+  /**
+   * The format version writers write, a one-way ratchet: 2 = entries carry their version and
+   * expiry. Readers read {@link #FORMAT_VERSION_1} too and reject any other value.
+   */
+  public static final int FORMAT_VERSION = 2;
+  /** The first layout: entries without version or expiry (they report version 0, no expiry). */
+  public static final int FORMAT_VERSION_1 = 1;
   /** The fixed tail of every SSTable: handles, entry count, version, footer CRC, magic. */
   public static final int FOOTER_BYTES = 48;
   /** Compression byte plus CRC32C after every block's stored contents. */
@@ -46,6 +53,38 @@ public final class SstableFormat {
     } catch (NumberFormatException e) {
       return -1;
     }
+  }
+
+  /** Whether a reader of this code reads SSTables of {@code version}. */
+  public static boolean isReadable(int version) {
+    return version == FORMAT_VERSION_1 || version == FORMAT_VERSION;
+  }
+
+  /** The most bytes {@link #putEntryMeta} writes. */
+  public static final int MAX_ENTRY_META_BYTES = 2 * Varints.MAX_BYTES;
+
+  /**
+   * Writes the metadata that starts a version-2 entry's value field: {@code version << 1 |
+   * hasExpiry} as a varint, then {@code expiresAt} as a varint when there is one.
+   *
+   * @return the offset after it
+   */
+  public static int putEntryMeta(byte[] dst, int off, long version, long expiresAt) {
+    boolean expires = expiresAt != Entry.NO_EXPIRY;
+    off = Varints.put(dst, off, version << 1 | (expires ? 1 : 0));
+    return expires ? Varints.put(dst, off, expiresAt) : off;
+  }
+
+  /**
+   * Decodes the metadata {@link #putEntryMeta} wrote at {@code src[pos[0], limit)} into
+   * {@code out[0]} (version) and {@code out[1]} (expiry), and moves {@code pos[0]} past it.
+   *
+   * @throws org.kvstore.codec.CodecException for a malformed varint
+   */
+  public static void getEntryMeta(byte[] src, int[] pos, int limit, long[] out) {
+    long meta = Varints.get(src, pos, limit);
+    out[0] = meta >>> 1;
+    out[1] = (meta & 1) != 0 ? Varints.get(src, pos, limit) : Entry.NO_EXPIRY;
   }
 
   /** CRC32C over {@code data[off, off+len)} followed by the compression byte. */

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.kvstore.CorruptionException;
+import org.kvstore.Entry;
 import org.kvstore.codec.FixedBE;
 import org.kvstore.codec.FixedLE;
 import org.kvstore.codec.Varints;
@@ -23,7 +24,8 @@ import org.kvstore.lsm.key.ValueKind;
  * filter, which stay in memory for the reader's life (they are small: about 1/100 and 10 bits per
  * key); data blocks come from the shared {@link BlockCache} or the file, and every block's CRC32C is
  * checked before use, so damage surfaces as a {@link CorruptionException} naming the file and the
- * block's offset, never as a wrong value.
+ * block's offset, never as a wrong value. Reads both format versions: a version-1 file's entries
+ * report version 0 and no expiry.
  *
  * <p>Thread safety: immutable after open; many threads may look up and run cursors at once.
  */
@@ -48,10 +50,12 @@ public final class SstableReader {
   private final long[] blockOffsets;
   private final int[] blockSizes;
   private final long entryCount;
+  /** Whether entries carry version and expiry (format version 2 on). */
+  private final boolean entriesHaveMeta;
 
   private SstableReader(
       long fileNum, Path path, OpenFiles files, BlockCache cache, long fileSize, BloomFilter bloom,
-      byte[][] indexKeys, long[] blockOffsets, int[] blockSizes, long entryCount) {
+      byte[][] indexKeys, long[] blockOffsets, int[] blockSizes, long entryCount, int formatVersion) {
     this.fileNum = fileNum;
     this.path = path;
     this.files = files;
@@ -68,6 +72,7 @@ public final class SstableReader {
     this.blockOffsets = blockOffsets;
     this.blockSizes = blockSizes;
     this.entryCount = entryCount;
+    this.entriesHaveMeta = formatVersion != SstableFormat.FORMAT_VERSION_1;
   }
 
   /**
@@ -122,7 +127,7 @@ public final class SstableReader {
       }
       return new SstableReader(
           fileNum, path, files, cache, size, bloom, keys.toArray(new byte[0][]), offsets, sizes,
-          footer.entryCount());
+          footer.entryCount(), footer.formatVersion());
     } catch (EOFException e) {
       throw new CorruptionException(path, -1, "truncated SSTable: " + e.getMessage());
     } finally {
@@ -278,7 +283,7 @@ public final class SstableReader {
   }
 
   private static Lookup copyOf(Lookup l) {
-    return new Lookup(l.seqNum(), l.kind(), l.value().clone());
+    return new Lookup(l.seqNum(), l.kind(), l.value().clone(), l.version(), l.expiresAt());
   }
 
   /** The lookup itself: bloom filter, index, block. */
@@ -302,7 +307,27 @@ public final class SstableReader {
     }
     long trailer = it.trailer();
     ValueKind kind = kindOf(trailer, i);
-    return new Lookup(trailer >>> 8, kind, it.value());
+    if (!entriesHaveMeta) {
+      return new Lookup(trailer >>> 8, kind, it.value(), 0, Entry.NO_EXPIRY);
+    }
+    long[] meta = new long[2];
+    int valueStart = decodeMeta(it, meta, i);
+    byte[] value = Arrays.copyOfRange(it.data(), valueStart, it.valueOffset() + it.valueLength());
+    return new Lookup(trailer >>> 8, kind, value, meta[0], meta[1]);
+  }
+
+  /**
+   * Decodes the version and expiry at the start of the current entry's value field into
+   * {@code meta}; returns the offset of the value itself. REQUIRES: {@link #entriesHaveMeta}.
+   */
+  private int decodeMeta(Block.Iter it, long[] meta, int block) {
+    int[] pos = {it.valueOffset()};
+    try {
+      SstableFormat.getEntryMeta(it.data(), pos, it.valueOffset() + it.valueLength(), meta);
+    } catch (IllegalArgumentException e) {
+      throw new CorruptionException(path, blockOffsets[block], "bad entry version or expiry: " + e.getMessage());
+    }
+    return pos[0];
   }
 
   private ValueKind kindOf(long trailer, int block) {
@@ -448,6 +473,8 @@ public final class SstableReader {
     private int block = -1;
     private Block.Iter it;
     private long trailer;
+    private final long[] meta = new long[2];
+    private int valueStart;
 
     SstableCursor(boolean sequential) {
       this.sequential = sequential;
@@ -516,6 +543,11 @@ public final class SstableReader {
         if (it != null) {
           trailer = it.trailer();
           kindOf(trailer, block);
+          if (entriesHaveMeta) {
+            valueStart = decodeMeta(it, meta, block);
+          } else {
+            valueStart = it.valueOffset();
+          }
         }
       } catch (IllegalArgumentException e) {
         throw new CorruptionException(path, blockOffsets[block], "bad data block: " + e.getMessage());
@@ -538,8 +570,18 @@ public final class SstableReader {
     }
 
     @Override
+    public long version() {
+      return entriesHaveMeta ? meta[0] : 0;
+    }
+
+    @Override
+    public long expiresAt() {
+      return entriesHaveMeta ? meta[1] : Entry.NO_EXPIRY;
+    }
+
+    @Override
     public byte[] value() {
-      return it.value();
+      return Arrays.copyOfRange(it.data(), valueStart, it.valueOffset() + it.valueLength());
     }
 
     @Override

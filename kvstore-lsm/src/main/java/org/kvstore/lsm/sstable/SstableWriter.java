@@ -2,6 +2,7 @@ package org.kvstore.lsm.sstable;
 
 import java.io.IOException;
 import java.util.Arrays;
+import org.kvstore.Entry;
 import org.kvstore.codec.FixedLE;
 import org.kvstore.codec.Varints;
 import org.kvstore.io.StorageFile;
@@ -11,14 +12,16 @@ import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.ValueKind;
 
 /**
- * Writes one SSTable (docs/format/sstable.md) from entries added in internal-key order: data
- * blocks of about {@code blockSize} bytes, then the bloom filter block, the index block and the
- * footer; {@link #finish()} syncs the file.
+ * Writes one SSTable (docs/format/sstable.md) in {@link SstableFormat#FORMAT_VERSION} from entries
+ * added in internal-key order: data blocks of about {@code blockSize} bytes, then the bloom filter
+ * block, the index block and the footer; {@link #finish()} syncs the file. It counts the entries
+ * later compactions may reclaim ({@link FileStats}).
  *
  * <p>Thread safety: confined to one thread (a flush or compaction job).
  */
 public final class SstableWriter implements AutoCloseable {
   private static final int OUT_BUFFER = 1 << 20;
+  private static final byte[] EMPTY = new byte[0];
 
   private final StorageFile file;
   private final int blockSize;
@@ -30,6 +33,8 @@ public final class SstableWriter implements AutoCloseable {
   private int outLen;
   private long fileOffset;
   private byte[] keyBuf = new byte[64];
+  private final byte[] metaBuf = new byte[SstableFormat.MAX_ENTRY_META_BYTES];
+  private final FileStats.Builder stats = new FileStats.Builder();
   private byte[] smallestKey;
   private byte[] largestKey;
   private long smallestSeq = Long.MAX_VALUE;
@@ -72,16 +77,23 @@ public final class SstableWriter implements AutoCloseable {
     return filledBytes;
   }
 
-  /** Adds an entry. REQUIRES: {@code (userKey, seqNum)} sorts after every entry added before. */
+  /**
+   * Adds an entry of version 0 without expiry. REQUIRES: {@code (userKey, seqNum)} sorts after
+   * every entry added before.
+   */
   public void add(byte[] userKey, long seqNum, ValueKind kind, byte[] value) throws IOException {
-    add(userKey, BloomFormat.hash(userKey), seqNum, kind, value);
+    add(userKey, BloomFormat.hash(userKey), seqNum, kind, value, 0, Entry.NO_EXPIRY);
   }
 
   /**
-   * As {@link #add(byte[], long, ValueKind, byte[])} with the key's {@link BloomFormat#hash}
-   * computed by the caller, which needs it too (for the row cache).
+   * Adds an entry of {@code version} that expires at {@code expiresAt} ({@link Entry#NO_EXPIRY}:
+   * never; ignored for a delete), with the key's {@link BloomFormat#hash} computed by the caller,
+   * which needs it too (for the row cache). REQUIRES: {@code (userKey, seqNum)} sorts after every
+   * entry added before.
    */
-  public void add(byte[] userKey, long keyHash, long seqNum, ValueKind kind, byte[] value) throws IOException {
+  public void add(
+      byte[] userKey, long keyHash, long seqNum, ValueKind kind, byte[] value, long version, long expiresAt)
+      throws IOException {
     int keyLen = userKey.length + InternalKey.TRAILER_BYTES;
     if (keyBuf.length < keyLen) {
       keyBuf = new byte[Math.max(keyLen, keyBuf.length * 2)];
@@ -98,8 +110,18 @@ public final class SstableWriter implements AutoCloseable {
       bloom.addHash(keyHash);
       lastUserKey = userKey;
     }
-    byte[] v = kind == ValueKind.DELETE ? new byte[0] : value;
-    data.add(keyBuf, keyLen, v, 0, v.length);
+    byte[] v;
+    int metaLen;
+    if (kind == ValueKind.DELETE) {
+      v = EMPTY;
+      metaLen = SstableFormat.putEntryMeta(metaBuf, 0, version, Entry.NO_EXPIRY);
+      stats.addTombstone();
+    } else {
+      v = value;
+      metaLen = SstableFormat.putEntryMeta(metaBuf, 0, version, expiresAt);
+      stats.addPut(expiresAt);
+    }
+    data.add(keyBuf, keyLen, metaBuf, metaLen, v, 0, v.length);
     entries++;
     if (data.estimatedSize() >= blockSize) {
       flushDataBlock();
@@ -179,7 +201,8 @@ public final class SstableWriter implements AutoCloseable {
 
   /** What {@link #finish()} produced. Thread safety: immutable. */
   public record Result(
-      long fileSize, long entries, byte[] smallestKey, byte[] largestKey, long smallestSeq, long largestSeq) {}
+      long fileSize, long entries, byte[] smallestKey, byte[] largestKey, long smallestSeq, long largestSeq,
+      FileStats stats) {}
 
   /**
    * Writes the filter, index and footer, syncs and closes the file. REQUIRES: at least one entry.
@@ -200,7 +223,7 @@ public final class SstableWriter implements AutoCloseable {
     file.close();
     finished = true;
     return new Result(
-        fileOffset, entries, smallestKey, largestKey.clone(), smallestSeq, largestSeq);
+        fileOffset, entries, smallestKey, largestKey.clone(), smallestSeq, largestSeq, stats.build());
   }
 
   /** Closes the file without finishing (an abandoned output; the caller deletes it). */

@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.kvstore.lsm.sstable.BlockCache;
+import org.kvstore.lsm.sstable.FileStats;
 import org.kvstore.lsm.sstable.OpenFiles;
 import org.kvstore.lsm.sstable.SstableReader;
 
 /**
  * One live SSTable as the manifest records it: number, size, key range, sequence range, entry
- * count; plus, at run time, how many {@link Version}s contain it and its lazily opened reader.
+ * count, what compaction may reclaim in it ({@link FileStats}); plus, at run time, how many {@link Version}s contain it and its lazily opened reader.
  *
  * <p>The reader (index and filter in memory) is admitted to {@link OpenFiles}, which drops it again
  * when more than {@code max.open.files} readers are resident; the next use then reopens it.
@@ -26,6 +27,7 @@ public final class FileMetadata implements OpenFiles.Resident {
   private final byte[] largest;
   private final long smallestSeq;
   private final long largestSeq;
+  private final FileStats stats;
   /** How many versions contain this file; the file is obsolete at 0. */
   final AtomicInteger refs = new AtomicInteger();
   private volatile SstableReader reader;
@@ -34,6 +36,13 @@ public final class FileMetadata implements OpenFiles.Resident {
   public FileMetadata(
       long fileNum, long fileSize, long entries, byte[] smallest, byte[] largest, long smallestSeq,
       long largestSeq) {
+    this(fileNum, fileSize, entries, smallest, largest, smallestSeq, largestSeq, FileStats.none());
+  }
+
+  public FileMetadata(
+      long fileNum, long fileSize, long entries, byte[] smallest, byte[] largest, long smallestSeq,
+      long largestSeq, FileStats stats) {
+    this.stats = stats;
     this.fileNum = fileNum;
     this.fileSize = fileSize;
     this.entries = entries;
@@ -71,6 +80,10 @@ public final class FileMetadata implements OpenFiles.Resident {
 
   public long largestSeq() {
     return largestSeq;
+  }
+
+  public FileStats stats() {
+    return stats;
   }
 
   /** Whether {@code userKey} lies in {@code [smallest, largest]}. */

@@ -5,19 +5,25 @@ import java.nio.charset.StandardCharsets;
 import org.kvstore.codec.Crc32c;
 import org.kvstore.codec.FixedLE;
 import org.kvstore.codec.Varints;
+import org.kvstore.lsm.sstable.FileStats;
 
 /**
  * Encoding of the manifest and the CURRENT pointer; the format (layout, field tags, recovery
- * rules, example) is docs/format/manifest.md. A change updates that doc, the golden file {@code
- * golden/manifest-v1.bin} and {@link #VERSION} together.
+ * rules, example) is docs/format/manifest.md. A change updates that doc, a golden file {@code
+ * golden/manifest-vN.bin} and {@link #VERSION} together.
  *
  * <p>Thread safety: stateless.
  */
 public final class ManifestFormat {
   /** "KVSMANI1" as a little-endian u64. */
   public static final long MAGIC = 0x31494E414D53564BL;
-  /** Version ratchet: 1 = this layout. Readers reject other values. */
-  public static final int VERSION = 1;
+  /**
+   * Version ratchet: 2 = added files carry their {@link org.kvstore.lsm.sstable.FileStats} (field
+   * tag 6). Readers read {@link #VERSION_1} too and reject other values.
+   */
+  public static final int VERSION = 2;
+  /** The first layout: added files without stats (tag 5 only). */
+  public static final int VERSION_1 = 1;
   /** The file header: magic u64, version u32, header CRC u32. */
   public static final int HEADER_BYTES = 16;
   /** Before each record's payload: length u32, payload CRC u32. */
@@ -36,6 +42,7 @@ public final class ManifestFormat {
   static final int TAG_NEXT_FILE = 3;
   static final int TAG_DELETED_FILE = 4;
   static final int TAG_ADDED_FILE = 5;
+  static final int TAG_ADDED_FILE_WITH_STATS = 6;
 
   private ManifestFormat() {}
 
@@ -82,8 +89,10 @@ public final class ManifestFormat {
     }
     for (VersionEdit.LevelFile lf : e.added) {
       FileMetadata f = lf.file();
-      o.v(TAG_ADDED_FILE).v(lf.level()).v(f.fileNum()).v(f.fileSize()).v(f.entries())
-          .v(f.smallestSeq()).v(f.largestSeq()).bytes(f.smallest()).bytes(f.largest());
+      FileStats s = f.stats();
+      o.v(TAG_ADDED_FILE_WITH_STATS).v(lf.level()).v(f.fileNum()).v(f.fileSize()).v(f.entries())
+          .v(f.smallestSeq()).v(f.largestSeq()).bytes(f.smallest()).bytes(f.largest())
+          .v(s.tombstones()).v(s.expiring()).v(s.minExpiresAt()).v(s.maxExpiresAt());
     }
     return o.toByteArray();
   }
@@ -105,7 +114,7 @@ public final class ManifestFormat {
         case TAG_LAST_SEQ -> e.lastSeqNum = Varints.get(p, pos, n);
         case TAG_NEXT_FILE -> e.nextFileNum = Varints.get(p, pos, n);
         case TAG_DELETED_FILE -> e.deleteFile(Varints.getInt(p, pos, n), Varints.get(p, pos, n));
-        case TAG_ADDED_FILE -> {
+        case TAG_ADDED_FILE, TAG_ADDED_FILE_WITH_STATS -> {
           int level = Varints.getInt(p, pos, n);
           long num = Varints.get(p, pos, n);
           long size = Varints.get(p, pos, n);
@@ -114,7 +123,12 @@ public final class ManifestFormat {
           long lseq = Varints.get(p, pos, n);
           byte[] smallest = bytes(p, pos, n);
           byte[] largest = bytes(p, pos, n);
-          e.addFile(level, new FileMetadata(num, size, entries, smallest, largest, sseq, lseq));
+          FileStats stats = FileStats.none();
+          if (tag == TAG_ADDED_FILE_WITH_STATS) {
+            stats = new FileStats(
+                Varints.get(p, pos, n), Varints.get(p, pos, n), Varints.get(p, pos, n), Varints.get(p, pos, n));
+          }
+          e.addFile(level, new FileMetadata(num, size, entries, smallest, largest, sseq, lseq, stats));
         }
         default -> throw new IllegalArgumentException("unknown manifest field tag " + tag + " at " + (pos[0] - 1));
       }

@@ -28,7 +28,7 @@ public final class ManifestReader {
       throw new CorruptionException(path, 12, "manifest header checksum mismatch");
     }
     int version = FixedLE.getInt(m, 8);
-    if (version != ManifestFormat.VERSION) {
+    if (version != ManifestFormat.VERSION && version != ManifestFormat.VERSION_1) {
       throw new CorruptionException(path, 8, "unknown manifest version " + version);
     }
     List<VersionEdit> edits = new ArrayList<>();

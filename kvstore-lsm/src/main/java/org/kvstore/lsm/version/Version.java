@@ -65,6 +65,17 @@ public final class Version {
     return n;
   }
 
+  /** The tombstones of all files (as their stats recorded; 0 for files of manifest version 1). */
+  public long totalTombstones() {
+    long n = 0;
+    for (List<FileMetadata> l : levels) {
+      for (FileMetadata f : l) {
+        n += f.stats().tombstones();
+      }
+    }
+    return n;
+  }
+
   public long totalEntries() {
     long n = 0;
     for (List<FileMetadata> l : levels) {

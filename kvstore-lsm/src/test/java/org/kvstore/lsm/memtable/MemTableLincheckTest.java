@@ -38,7 +38,7 @@ public class MemTableLincheckTest {
 
   @Operation
   public boolean contains(@Param(name = "key") int key) {
-    return mem.latestValue(key(key)) != null;
+    return mem.latestValue(key(key), java.time.Clock.systemUTC()) != null;
   }
 
   /** The distinct keys a cursor at the current sequence number sees, in order: "1,3". */

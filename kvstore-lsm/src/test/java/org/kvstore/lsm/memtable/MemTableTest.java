@@ -55,10 +55,10 @@ class MemTableTest {
     mem.add(b("e"), 2, ValueKind.PUT, empty);
     mem.add(b("d"), 3, ValueKind.PUT, b("x"));
     mem.add(b("d"), 4, ValueKind.DELETE, null);
-    assertThat(mem.latestValue(b("a"))).isSameAs(v1);
-    assertThat(mem.latestValue(b("e"))).isSameAs(empty).isNotSameAs(MemTable.DELETED);
-    assertThat(mem.latestValue(b("d"))).isSameAs(MemTable.DELETED);
-    assertThat(mem.latestValue(b("never"))).isNull();
+    assertThat(mem.latestValue(b("a"), java.time.Clock.systemUTC())).isSameAs(v1);
+    assertThat(mem.latestValue(b("e"), java.time.Clock.systemUTC())).isSameAs(empty).isNotSameAs(MemTable.DELETED);
+    assertThat(mem.latestValue(b("d"), java.time.Clock.systemUTC())).isSameAs(MemTable.DELETED);
+    assertThat(mem.latestValue(b("never"), java.time.Clock.systemUTC())).isNull();
   }
 
   /**
@@ -88,9 +88,9 @@ class MemTableTest {
       byte[][] values = new byte[keys.length][];
       byte[] untouched = b("untouched");
       Arrays.fill(values, untouched);
-      mem.latestValues(keys, n, values);
+      mem.latestValues(keys, n, values, java.time.Clock.systemUTC());
       for (int i = 0; i < keys.length; i++) {
-        byte[] want = i < n ? mem.latestValue(keys[i]) : untouched;
+        byte[] want = i < n ? mem.latestValue(keys[i], java.time.Clock.systemUTC()) : untouched;
         assertThat(values[i]).as("seed %d round %d key %d of %d (%s)", seed, round, i, n, new String(keys[i]))
             .isSameAs(want);
       }

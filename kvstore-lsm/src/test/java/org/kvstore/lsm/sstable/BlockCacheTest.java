@@ -206,7 +206,7 @@ class BlockCacheTest {
       int r = rnd.nextInt(100);
       if (r < 25) {
         Lookup row = new Lookup(op, rnd.nextBoolean() ? ValueKind.PUT : ValueKind.DELETE,
-            new byte[rnd.nextInt(200)]);
+            new byte[rnd.nextInt(200)], op, 0);
         cache.putRow(file, keyHash, key, row);
         rows.put(name, row);
         assertThat(cache.getRow(file, keyHash, key)).as("seed %d: just put", seed).isSameAs(row);
