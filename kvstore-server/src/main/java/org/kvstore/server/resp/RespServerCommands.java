@@ -24,7 +24,6 @@ import org.kvstore.Table;
 import org.kvstore.WriteBatch;
 import org.kvstore.server.command.CommandException;
 import org.kvstore.server.command.GlobPattern;
-import org.kvstore.internal.ActiveExpiry;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.KeyspaceStats;
 import org.kvstore.server.command.RedisNumbers;
@@ -269,7 +268,7 @@ final class RespServerCommands {
    * Redis keeps a moving average of its samples), and the CPU time of its passes.
    */
   private String expirySection() {
-    ActiveExpiry.Stats e = keyspace.store().expiryStats();
+    var e = keyspace.store().expiryStats(); // its type is core-internal: the server names only the API
     double stalePercent = e.examined() == 0 ? 0 : 100.0 * e.removed() / e.examined();
     return "expired_keys:" + e.removed() + "\r\n"
         + "expired_stale_perc:" + String.format(Locale.ROOT, "%.2f", stalePercent) + "\r\n"
