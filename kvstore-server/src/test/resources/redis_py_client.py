@@ -203,6 +203,34 @@ def keyspace_checks(r):
     equal(r.dbsize(), 0, "DBSIZE after the second FLUSHDB")
 
 
+def copy_object_touch_checks(host, port, protocol, r):
+    r.set("cp:src", "sheep")
+    r.delete("cp:dst", "cp:missing")
+    equal(bool(r.copy("cp:src", "cp:dst")), True, "COPY to a new key")
+    equal(bool(r.copy("cp:src", "cp:dst")), False, "COPY onto an existing key")
+    r.set("cp:src", "dolly")
+    equal(bool(r.copy("cp:src", "cp:dst", replace=True)), True, "COPY REPLACE")
+    equal(r.get("cp:dst"), b"dolly", "value after COPY REPLACE")
+    equal(bool(r.copy("cp:missing", "cp:dst", replace=True)), False, "COPY of a missing key")
+    with client(host, port, protocol, db=1) as r1:
+        r1.delete("cp:there")
+        equal(bool(r.copy("cp:src", "cp:there", destination_db=1)), True, "COPY DB 1")
+        equal(r1.get("cp:there"), b"dolly", "COPY DB 1 value")
+        r1.delete("cp:there")
+    e = raises(redis.ResponseError, r.copy, "cp:src", "cp:src")
+    equal(str(e), "source and destination objects are the same", "COPY onto itself")
+
+    r.set("enc:int", "12345")
+    r.set("enc:raw", "x" * 45)
+    equal(text(r.object("encoding", "cp:src")), "embstr", "OBJECT ENCODING of a short string")
+    equal(text(r.object("encoding", "enc:int")), "int", "OBJECT ENCODING of an integer")
+    equal(text(r.object("encoding", "enc:raw")), "raw", "OBJECT ENCODING of 45 bytes")
+    equal(r.object("encoding", "enc:missing"), None, "OBJECT ENCODING of a missing key")
+    equal(r.object("refcount", "enc:int"), 1, "OBJECT REFCOUNT")
+    equal(r.touch("cp:src", "cp:dst", "enc:missing", "cp:src"), 3, "TOUCH")
+    r.delete("cp:src", "cp:dst", "enc:int", "enc:raw")
+
+
 def database_checks(host, port, protocol, r):
     with client(host, port, protocol, db=1) as r1:
         r1.flushdb()
@@ -391,6 +419,7 @@ def main(argv):
                 ("ranges", lambda: range_checks(r)),
                 ("bitmaps and lcs", lambda: bitmap_and_lcs_checks(r)),
                 ("keyspace", lambda: keyspace_checks(r)),
+                ("copy, object, touch", lambda: copy_object_touch_checks(host, port, protocol, r)),
                 ("databases", lambda: database_checks(host, port, protocol, r)),
                 ("server", lambda: server_checks(r)),
                 ("pipelines", lambda: pipeline_checks(r)),

@@ -247,6 +247,43 @@ class JedisCompatibilityTest {
     }
   }
 
+  /** COPY, OBJECT, TOUCH and INFO keyspace through Jedis' own methods, in databases 11 and 12. */
+  @Test
+  void copyObjectTouchInfoKeyspace_jedisMethods() {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.select(11);
+      j.set("cp:src", "sheep");
+      assertThat(j.copy("cp:src", "cp:dst", false)).isTrue();
+      assertThat(j.copy("cp:src", "cp:dst", false)).isFalse();
+      assertThat(j.copy("cp:missing", "cp:new", true)).isFalse();
+      j.set("cp:src", "dolly");
+      assertThat(j.copy("cp:src", "cp:dst", true)).isTrue();
+      assertThat(j.get("cp:dst")).isEqualTo("dolly");
+      assertThat(j.copy("cp:src", "cp:elsewhere", 12, false)).isTrue();
+      assertThatThrownBy(() -> j.copy("cp:src", "cp:src", false))
+          .isInstanceOf(JedisDataException.class).hasMessage("ERR source and destination objects are the same");
+      assertThatThrownBy(() -> j.copy("cp:src", "cp:x", 16, false))
+          .isInstanceOf(JedisDataException.class).hasMessage("ERR DB index is out of range");
+
+      j.set("enc:int", "12345");
+      j.set("enc:raw", "x".repeat(45));
+      assertThat(j.objectEncoding("cp:src")).isEqualTo("embstr");
+      assertThat(j.objectEncoding("enc:int")).isEqualTo("int");
+      assertThat(j.objectEncoding("enc:raw")).isEqualTo("raw");
+      assertThat(j.objectEncoding("enc:missing")).isNull();
+      assertThat(j.objectRefcount("enc:int")).isEqualTo(1L);
+      assertThat(j.objectIdletime("enc:int")).isZero();
+      assertThatThrownBy(() -> j.objectFreq("enc:int"))
+          .isInstanceOf(JedisDataException.class).hasMessageStartingWith("ERR An LFU maxmemory policy is not selected");
+      assertThat(j.objectHelp()).hasSize(15).startsWith("OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+
+      assertThat(j.touch("cp:src", "cp:dst", "cp:missing", "cp:src")).isEqualTo(3);
+      assertThat(j.info("keyspace"))
+          .contains("db11:keys=4,expires=0,avg_ttl=0\r\n")
+          .contains("db12:keys=1,expires=0,avg_ttl=0\r\n");
+    }
+  }
+
   /** INCRBYFLOAT with the examples of Redis' documentation, and its errors. */
   @Test
   void incrByFloat_formatsLikeRedis() {

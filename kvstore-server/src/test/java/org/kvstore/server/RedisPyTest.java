@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The real Python client redis-py (PyPI {@code redis}) against the server, over RESP2 and RESP3
  * ({@code HELLO 3}, the default of redis-py 8): the script {@code redis_py_client.py} checks PING,
  * strings (binary values, SET NX/XX/GET, GETDEL, GETSET, MSET/MGET/MSETNX), counters and their
- * errors, APPEND/STRLEN/GETRANGE/SETRANGE, KEYS/SCAN/TYPE/RENAME/RANDOMKEY/DBSIZE/FLUSHDB, databases
+ * errors, APPEND/STRLEN/GETRANGE/SETRANGE, KEYS/SCAN/TYPE/RENAME/RANDOMKEY/DBSIZE/FLUSHDB,
+ * COPY/OBJECT ENCODING/TOUCH, databases
  * ({@code db=1}), CLIENT SETNAME/GETNAME/LIST, INFO, CONFIG GET, unknown commands, KV.TABLES,
  * pipelines, and MULTI/EXEC/WATCH through {@code pipeline()} and {@code transaction()}.
  *

@@ -134,6 +134,44 @@ class RedisToolsTest {
     assertThat(cli(null, "INFO", "errorstats").out()).containsPattern("errorstat_ERR:count=\\d+");
   }
 
+  /**
+   * COPY, OBJECT and TOUCH from redis-cli in database 13: the output of Redis 7.2 (checked against a
+   * real server; 7.0 differs only in "Prints this help.").
+   */
+  @Test
+  void copyObjectTouch_printLikeRedis() throws Exception {
+    assumeInstalled("redis-cli");
+    String session = String.join("\n",
+        "set cli:copy hello", "copy cli:copy cli:copy2", "copy cli:copy cli:copy2", "copy cli:copy cli:copy",
+        "copy cli:copy cli:copy3 db 99", "object encoding cli:copy", "set cli:n 42", "object encoding cli:n",
+        "object refcount cli:n", "object encoding cli:nokey", "object freq cli:copy",
+        "object nosuch cli:copy", "touch cli:copy cli:copy2 cli:nokey", "object help", "");
+    Result r = cli(session, "-n", "13", "--no-raw");
+    assertThat(r.exit()).as("%s", r).isZero();
+    assertThat(r.out()).isEqualTo(String.join("\n",
+        "OK", "(integer) 1", "(integer) 0", "(error) ERR source and destination objects are the same",
+        "(error) ERR DB index is out of range", "\"embstr\"", "OK", "\"int\"", "(integer) 2147483647", "(nil)",
+        "(error) ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note"
+            + " that when switching between policies at runtime LRU and LFU data will take some time to adjust.",
+        "(error) ERR unknown subcommand 'nosuch'. Try OBJECT HELP.", "(integer) 2",
+        " 1) OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        " 2) ENCODING <key>",
+        " 3)     Return the kind of internal representation used in order to store the value",
+        " 4)     associated with a <key>.",
+        " 5) FREQ <key>",
+        " 6)     Return the access frequency index of the <key>. The returned integer is",
+        " 7)     proportional to the logarithm of the recent access frequency of the key.",
+        " 8) IDLETIME <key>",
+        " 9)     Return the idle time of the <key>, that is the approximated number of",
+        "10)     seconds elapsed since the last access to the key.",
+        "11) REFCOUNT <key>",
+        "12)     Return the number of references of the value associated with the specified",
+        "13)     <key>.",
+        "14) HELP",
+        "15)     Print this help.", ""));
+    assertThat(cli(null, "-n", "13", "INFO", "keyspace").out()).contains("db13:keys=3,expires=0,avg_ttl=0");
+  }
+
   /** {@code redis-cli --stat} reads INFO fields by name and prints LONG_MIN for a missing one. */
   @Test
   void statMode_printsEveryColumn() throws Exception {

@@ -5,12 +5,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
+import org.kvstore.Precondition;
+import org.kvstore.PutOptions;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
 
 /**
  * What the keyspace commands do to a table, for every protocol: KEYS, SCAN, TYPE, RENAME,
- * RENAMENX, RANDOMKEY. Tables are ordered, so KEYS and SCAN with a pattern that starts with literal
+ * RENAMENX, RANDOMKEY, COPY, TOUCH. Tables are ordered, so KEYS and SCAN with a pattern that starts with literal
  * bytes only read that key range; SCAN returns keys in order and its cursor names the next key to
  * read ({@link ScanCursors}).
  *
@@ -124,6 +127,86 @@ public final class KeyspaceCommands {
       throw new CommandException("ERR no such key");
     }
     return moved[0];
+  }
+
+  /**
+   * COPY: puts the value of {@code srcKey} in {@code src} under {@code dstKey} in {@code dst} with
+   * the source's expiry (the same absolute time, or none); returns whether it copied: false when the
+   * source is absent or expired, or when the destination exists and {@code replace} is false.
+   *
+   * <p>Within one table the read of both keys and the write happen under both keys' locks
+   * ({@link Table#updateEntries}). Across tables the source is read first, then the destination is
+   * written atomically on its own: without {@code replace} only if it is still absent
+   * ({@link Precondition#absent()}), so a concurrent writer of the destination is never overwritten.
+   *
+   * @throws CommandException {@code ERR source and destination objects are the same} for the same
+   *     key in the same table
+   */
+  public boolean copy(Table src, byte[] srcKey, Table dst, byte[] dstKey, boolean replace) {
+    if (sameTable(src, dst)) {
+      if (Arrays.equals(srcKey, dstKey)) {
+        throw new CommandException("ERR source and destination objects are the same");
+      }
+      boolean[] copied = new boolean[1];
+      src.updateEntries(List.of(srcKey, dstKey), cur -> {
+        if (cur[0] == null || (cur[1] != null && !replace)) {
+          return null;
+        }
+        copied[0] = true;
+        return new WriteBatch().put(dstKey, cur[0].value(), expiryOf(cur[0]));
+      });
+      return copied[0];
+    }
+    Entry source = src.getEntry(srcKey);
+    if (source == null) {
+      return false;
+    }
+    PutOptions options = expiryOf(source);
+    if (!replace) {
+      options = options.when(Precondition.absent());
+    }
+    return dst.put(dstKey, source.value(), options).applied();
+  }
+
+  /** Whether {@code a} and {@code b} are handles of the same table (or a transaction's view of it). */
+  public static boolean sameTable(Table a, Table b) {
+    return a == b || (a.database().equals(b.database()) && a.name().equals(b.name()));
+  }
+
+  /** A put that gives the written entry {@code e}'s expiry. */
+  private static PutOptions expiryOf(Entry e) {
+    return e.hasExpiry() ? PutOptions.defaults().expireAt(e.expiresAt()) : PutOptions.defaults();
+  }
+
+  /**
+   * TOUCH: how many of {@code keys} exist (a key named twice counts twice). The store keeps no
+   * access times, so touching changes nothing.
+   */
+  public long touch(Table t, List<byte[]> keys) {
+    long n = 0;
+    for (byte[] key : keys) {
+      if (t.getReadOnly(key) != null) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** OBJECT ENCODING: {@link StringEncoding#of} the value of {@code key}, or null when absent. */
+  public String objectEncoding(Table t, byte[] key) {
+    byte[] v = t.getReadOnly(key);
+    return v == null ? null : StringEncoding.of(v);
+  }
+
+  /** OBJECT REFCOUNT: {@link StringEncoding#refCount} of the value of {@code key}, or -1 when absent. */
+  public long objectRefCount(Table t, byte[] key) {
+    byte[] v = t.getReadOnly(key);
+    return v == null ? -1 : StringEncoding.refCount(v);
+  }
+
+  /** OBJECT IDLETIME / FREQ: whether {@code key} exists (they report no tracked figure). */
+  public boolean exists(Table t, byte[] key) {
+    return t.getReadOnly(key) != null;
   }
 
   /** RANDOMKEY: some key of the table, or null when it is empty. */

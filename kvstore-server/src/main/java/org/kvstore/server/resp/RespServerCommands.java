@@ -25,6 +25,7 @@ import org.kvstore.WriteBatch;
 import org.kvstore.server.command.CommandException;
 import org.kvstore.server.command.GlobPattern;
 import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.command.KeyspaceStats;
 import org.kvstore.server.command.RedisNumbers;
 import org.kvstore.server.command.ProcessCpuTimes;
 import org.kvstore.server.command.PutWriter;
@@ -183,12 +184,12 @@ final class RespServerCommands {
         // Plain SETs and the store writes that carried them: fewer writes than SETs means the
         // SETs of concurrent or pipelining clients were grouped (WriteCoalescer).
         + "kvstore_set_writes:" + writer.batches() + "\r\n"
-        + "kvstore_sets_written:" + writer.puts() + "\r\n");
+        + "kvstore_sets_written:" + writer.puts() + "\r\n"
+        + expirySection());
     sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
     sections.put("cpu", cpuSection());
     sections.put("commandstats", stats.get().commandStats());
     sections.put("errorstats", stats.get().errorStats());
-    sections.put("keyspace", keyspaceSection());
 
     List<String> wanted = new ArrayList<>();
     for (int i = 1; i < r.size(); i++) {
@@ -208,6 +209,13 @@ final class RespServerCommands {
             : Character.toUpperCase(e.getKey().charAt(0)) + e.getKey().substring(1);
         sb.append("# ").append(title).append("\r\n").append(e.getValue());
       }
+    }
+    // Last, as in Redis, and computed only when asked for: it reads the tables (KeyspaceStats).
+    if (defaults || wanted.contains("keyspace")) {
+      if (sb.length() > 0) {
+        sb.append("\r\n");
+      }
+      sb.append("# Keyspace\r\n").append(keyspaceSection());
     }
     return new RespMessage.BulkString(sb.toString().getBytes(StandardCharsets.UTF_8));
   }
@@ -254,13 +262,30 @@ final class RespServerCommands {
     return sb.substring(0, 40);
   }
 
+  /**
+   * Redis' expiry fields of {@code INFO stats}, from the store's active expiry: the expired entries
+   * it removed, the share of expired ones among the entries its passes examined (cumulative, where
+   * Redis keeps a moving average of its samples), and the CPU time of its passes.
+   */
+  private String expirySection() {
+    var e = keyspace.store().expiryStats(); // its type is core-internal: the server names only the API
+    double stalePercent = e.examined() == 0 ? 0 : 100.0 * e.removed() / e.examined();
+    return "expired_keys:" + e.removed() + "\r\n"
+        + "expired_stale_perc:" + String.format(Locale.ROOT, "%.2f", stalePercent) + "\r\n"
+        + "expire_cycle_cpu_milliseconds:" + e.busyNanos() / 1_000_000 + "\r\n";
+  }
+
+  /** One line per non-empty index table: see {@link KeyspaceStats} for what is exact. */
   private String keyspaceSection() {
     StringBuilder sb = new StringBuilder();
+    long now = keyspace.store().options().clock().millis();
     try {
       for (Map.Entry<Integer, Table> e : keyspace.existingIndexTables().entrySet()) {
-        long keys = e.getValue().info().entryEstimate();
-        if (keys > 0) {
-          sb.append("db").append(e.getKey()).append(":keys=").append(keys).append(",expires=0,avg_ttl=0\r\n");
+        KeyspaceStats k = KeyspaceStats.of(e.getValue(), now);
+        if (k.keys() > 0) {
+          sb.append("db").append(e.getKey()).append(":keys=").append(k.keys())
+              .append(",expires=").append(k.expires()).append(",avg_ttl=").append(k.avgTtlMillis())
+              .append("\r\n");
         }
       }
     } catch (KVStoreException e) {
