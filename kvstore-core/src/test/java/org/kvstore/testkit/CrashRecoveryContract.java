@@ -193,6 +193,9 @@ public abstract class CrashRecoveryContract {
             throw new AssertionError(context + ": " + e.getMessage(), e);
           }
           found.put(key, version);
+          assertThat(c.expiresAt()).as("%s: expiry of %s version %d", context, key, version)
+              .isEqualTo(CrashValues.expiryOf(key, version));
+          assertThat(c.version()).as("%s: store version of %s", context, key).isPositive();
         }
       }
       // Earlier cycles' keys hold exactly what the last verification saw.

@@ -25,6 +25,24 @@ public final class CrashValues {
     return b.array();
   }
 
+  /** 2100-01-01T00:00:00Z: expiries the crash tests write lie after it, so none passes in a test. */
+  private static final long FAR_FUTURE = 4_102_444_800_000L;
+
+  /**
+   * The expiry the crash tests write with {@code version} of {@code key}: none for even versions, a
+   * time derived from key and version (far in the future) for odd ones, so a recovered entry's
+   * expiry can be checked against its value's version.
+   */
+  public static long expiryOf(String key, int version) {
+    return version % 2 == 0 ? 0 : FAR_FUTURE + version * 1_000L + (key.hashCode() & 0xffff);
+  }
+
+  /** The put options that write {@code version} of {@code key} with {@link #expiryOf}. */
+  public static org.kvstore.PutOptions optionsOf(String key, int version) {
+    long at = expiryOf(key, version);
+    return at == 0 ? org.kvstore.PutOptions.defaults() : org.kvstore.PutOptions.defaults().expireAt(at);
+  }
+
   /** The version a value of {@code key} carries; throws if the value is not an intact value of that key. */
   public static int versionOf(String key, byte[] value) {
     if (value.length < 4) {

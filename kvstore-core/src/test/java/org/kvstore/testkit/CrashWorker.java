@@ -18,7 +18,7 @@ import org.kvstore.WriteBatch;
  * returns it appends {@code A <key> <version>} (or {@code A <key> <version> <key2> <version2>} for a
  * batch) to the acknowledgement file with one {@code write()}, so the parent knows what was
  * acknowledged (a file, not stdout, so that nothing else the JVM prints can tear a line). Values are {@link CrashValues}, some over 32
- * KiB so records span log blocks. Checkpoints run often, so kills also land in them.
+ * KiB so records span log blocks; odd versions carry an expiry ({@link CrashValues#expiryOf}). Checkpoints run often, so kills also land in them.
  *
  * <p>Arguments: {@code dir engine durability seed prefix ackFile [property=value ...]}.
  */
@@ -68,13 +68,15 @@ public final class CrashWorker {
             String key2 = prefix + "-" + id + "-" + j2;
             int v1 = versions[j] + 1;
             int v2 = versions[j2] + 1;
-            table.write(new WriteBatch().put(key, CrashValues.encode(key, v1, size)).put(key2, CrashValues.encode(key2, v2, 16)));
+            table.write(new WriteBatch()
+                .put(key.getBytes(StandardCharsets.UTF_8), CrashValues.encode(key, v1, size), CrashValues.optionsOf(key, v1))
+                .put(key2.getBytes(StandardCharsets.UTF_8), CrashValues.encode(key2, v2, 16), CrashValues.optionsOf(key2, v2)));
             versions[j] = v1;
             versions[j2] = v2;
             out.println("A " + key + " " + v1 + " " + key2 + " " + v2);
           } else {
             int v = versions[j] + 1;
-            table.put(key, CrashValues.encode(key, v, size));
+            table.put(key.getBytes(StandardCharsets.UTF_8), CrashValues.encode(key, v, size), CrashValues.optionsOf(key, v));
             versions[j] = v;
             out.println("A " + key + " " + v);
           }

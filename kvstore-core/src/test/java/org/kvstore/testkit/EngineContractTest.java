@@ -34,7 +34,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.ArgumentsProvider;
 import org.junit.jupiter.params.provider.ArgumentsSource;
 import org.kvstore.Cursor;
+import org.kvstore.Entry;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.PutOptions;
+import org.kvstore.WriteResult;
 import org.kvstore.KVStore;
 import org.kvstore.StoreOptions;
 import org.kvstore.Table;
@@ -55,6 +58,8 @@ public abstract class EngineContractTest {
   protected static final String MODEL_TABLE = "model";
 
   @TempDir protected Path dir;
+  /** The store's clock: the randomized test moves it, so entries expire between operations. */
+  protected final FakeClock clock = FakeClock.atDefaultStart();
   protected KVStore store;
   protected Table table;
 
@@ -72,7 +77,7 @@ public abstract class EngineContractTest {
    * 100,000 fsynced writes would dominate the build's time.
    */
   protected StoreOptions.Builder storeOptions(StoreOptions.Builder builder) {
-    return builder.durability(org.kvstore.Durability.NONE);
+    return builder.durability(org.kvstore.Durability.NONE).clock(clock);
   }
 
   /** Whether the engine keeps data across close and reopen. */
@@ -548,10 +553,33 @@ public abstract class EngineContractTest {
     }
   }
 
+  /** A key's state in the randomized test's model: value, absolute expiry (0: none), version. */
+  private record ModelEntry(byte[] value, long expiresAt, long version) {}
+
+  /** The model's entries live at the clock's current time, as a plain key-to-value map. */
+  private TreeMap<byte[], byte[]> live(TreeMap<byte[], ModelEntry> model) {
+    TreeMap<byte[], byte[]> out = new TreeMap<>(Arrays::compareUnsigned);
+    long now = clock.millis();
+    model.forEach((k, e) -> {
+      if (!Entry.isExpired(e.expiresAt(), now)) {
+        out.put(k, e.value());
+      }
+    });
+    return out;
+  }
+
+  private ModelEntry liveEntry(TreeMap<byte[], ModelEntry> model, byte[] key) {
+    ModelEntry e = model.get(key);
+    return e == null || Entry.isExpired(e.expiresAt(), clock.millis()) ? null : e;
+  }
+
   /**
-   * Random puts, removes, reads, multi-gets, batches, scans, flushes and reopens of a table with the
-   * option set's properties, each result checked against a {@link TreeMap} model (leveldb's
-   * {@code DBTest.Randomized}). The seed is printed; {@code -Dkvstore.seed=N} replays a run.
+   * Random puts (some with a time to live, some keeping the expiry, some only if absent), removes,
+   * expiry changes, reads, multi-gets, batches, scans, flushes, reopens and active-expiry rounds of
+   * a table with the option set's properties, on a clock that moves between operations; each result
+   * is checked against a model of key to value, expiry and version (leveldb's
+   * {@code DBTest.Randomized}, with expiry). Versions must equal those the writes returned and grow
+   * with every write. The seed is printed; {@code -Dkvstore.seed=N} replays a run.
    */
   @ParameterizedTest(name = "{0}")
   @ArgumentsSource(OptionMatrix.class)
@@ -561,25 +589,93 @@ public abstract class EngineContractTest {
     Random rnd = new Random(seed);
     store.createTable(DB, MODEL_TABLE, engineName(), options.properties());
     Table t = store.table(DB, MODEL_TABLE);
-    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    TreeMap<byte[], ModelEntry> model = new TreeMap<>(Arrays::compareUnsigned);
     int ops = TestScale.current().scaled(options.operations());
     int keySpace = 5_000;
+    long lastVersion = 0;
     boolean durable = store.tableInfo(DB, MODEL_TABLE).durability() != null;
     try {
       for (int op = 0; op < ops; op++) {
+        if (rnd.nextInt(4) == 0) {
+          clock.advanceMillis(rnd.nextInt(40));
+        }
         int kind = rnd.nextInt(100);
         byte[] key = randomKey(rnd, keySpace);
-        if (kind < 45) {
+        if (kind < 30) {
           byte[] value = randomValue(rnd);
           t.put(key, value);
-          model.put(key, value);
-        } else if (kind < 60) {
+          long version = t.getEntry(key).version();
+          assertThat(version).as("version of a put at op %d", op).isGreaterThan(lastVersion);
+          lastVersion = version;
+          model.put(key, new ModelEntry(value, 0, version));
+        } else if (kind < 42) {
+          byte[] value = randomValue(rnd);
+          PutOptions o = PutOptions.defaults();
+          int flavour = rnd.nextInt(4);
+          if (flavour == 0) {
+            o = o.ttlMillis(1 + rnd.nextInt(2_000));
+          } else if (flavour == 1) {
+            o = o.keepExpiry();
+          } else if (flavour == 2) {
+            o = o.ifAbsent().ttlMillis(1 + rnd.nextInt(2_000));
+          } else {
+            ModelEntry cur = liveEntry(model, key);
+            o = o.ifVersion(cur != null && rnd.nextBoolean() ? cur.version() : lastVersion + 1);
+          }
+          ModelEntry cur = liveEntry(model, key);
+          boolean holds = o.precondition().holds(cur == null ? null : new Entry(cur.value(), cur.version(), cur.expiresAt()));
+          long now = clock.millis();
+          WriteResult r = t.put(key, value, o);
+          assertThat(r.applied()).as("put %s with a precondition at op %d", hex(key), op).isEqualTo(holds);
+          if (holds) {
+            assertThat(r.version()).as("version at op %d", op).isGreaterThan(lastVersion);
+            lastVersion = r.version();
+            long expiresAt = o.keepsExpiry() ? (cur == null ? 0 : cur.expiresAt()) : o.resolveExpiry(now, null);
+            model.put(key, new ModelEntry(value, expiresAt, r.version()));
+          }
+        } else if (kind < 52) {
           boolean existed = t.remove(key);
-          assertThat(existed).as("remove(%s) at op %d", hex(key), op).isEqualTo(model.remove(key) != null);
-        } else if (kind < 80) {
-          byte[] got = rnd.nextBoolean() ? t.get(key) : t.getReadOnly(key);
-          assertThat(got).as("get(%s) at op %d", hex(key), op).isEqualTo(model.get(key));
-        } else if (kind < 85) {
+          ModelEntry cur = liveEntry(model, key);
+          assertThat(existed).as("remove(%s) at op %d", hex(key), op).isEqualTo(cur != null);
+          model.remove(key);
+        } else if (kind < 56) {
+          ModelEntry cur = liveEntry(model, key);
+          if (rnd.nextBoolean()) {
+            long at = clock.millis() + rnd.nextInt(2_000) - 200;
+            assertThat(t.expireAt(key, at)).as("expireAt(%s) at op %d", hex(key), op).isEqualTo(cur != null);
+            if (cur != null) {
+              if (at <= clock.millis()) {
+                model.remove(key);
+              } else {
+                lastVersion = t.getEntry(key).version();
+                model.put(key, new ModelEntry(cur.value(), at, lastVersion));
+              }
+            }
+          } else {
+            boolean had = cur != null && cur.expiresAt() != 0;
+            assertThat(t.persist(key)).as("persist(%s) at op %d", hex(key), op).isEqualTo(had);
+            if (had) {
+              lastVersion = t.getEntry(key).version();
+              model.put(key, new ModelEntry(cur.value(), 0, lastVersion));
+            }
+          }
+        } else if (kind < 70) {
+          ModelEntry want = liveEntry(model, key);
+          if (rnd.nextBoolean()) {
+            Entry got = t.getEntry(key);
+            if (want == null) {
+              assertThat(got).as("getEntry(%s) at op %d", hex(key), op).isNull();
+            } else {
+              assertThat(got).as("getEntry(%s) at op %d", hex(key), op).isNotNull();
+              assertThat(got.value()).as("getEntry(%s).value at op %d", hex(key), op).isEqualTo(want.value());
+              assertThat(got.version()).as("getEntry(%s).version at op %d", hex(key), op).isEqualTo(want.version());
+              assertThat(got.expiresAt()).as("getEntry(%s).expiresAt at op %d", hex(key), op).isEqualTo(want.expiresAt());
+            }
+          } else {
+            byte[] got = rnd.nextBoolean() ? t.get(key) : t.getReadOnly(key);
+            assertThat(got).as("get(%s) at op %d", hex(key), op).isEqualTo(want == null ? null : want.value());
+          }
+        } else if (kind < 75) {
           byte[][] keys = new byte[1 + rnd.nextInt(24)][];
           for (int i = 0; i < keys.length; i++) {
             keys[i] = i > 0 && rnd.nextInt(8) == 0 ? keys[rnd.nextInt(i)] : randomKey(rnd, keySpace);
@@ -587,35 +683,75 @@ public abstract class EngineContractTest {
           byte[][] values = new byte[keys.length][];
           t.multiGetReadOnly(keys, values);
           for (int i = 0; i < keys.length; i++) {
+            ModelEntry want = liveEntry(model, keys[i]);
             assertThat(values[i]).as("multiGet key %d of %d (%s) at op %d", i, keys.length, hex(keys[i]), op)
-                .isEqualTo(model.get(keys[i]));
+                .isEqualTo(want == null ? null : want.value());
           }
-        } else if (kind < 92) {
+        } else if (kind < 88) {
           WriteBatch batch = new WriteBatch();
           int n = 1 + rnd.nextInt(8);
+          List<byte[]> keys = new ArrayList<>();
+          List<byte[]> values = new ArrayList<>();
+          List<Long> expiries = new ArrayList<>();
           for (int i = 0; i < n; i++) {
             byte[] k = randomKey(rnd, keySpace);
+            keys.add(k);
             if (rnd.nextBoolean()) {
               byte[] v = randomValue(rnd);
-              batch.put(k, v);
-              model.put(k, v);
+              if (rnd.nextInt(3) == 0) {
+                long at = clock.millis() + 1 + rnd.nextInt(2_000);
+                batch.put(k, v, PutOptions.defaults().expireAt(at));
+                expiries.add(at);
+              } else {
+                batch.put(k, v);
+                expiries.add(0L);
+              }
+              values.add(v);
             } else {
               batch.remove(k);
-              model.remove(k);
+              values.add(null);
+              expiries.add(0L);
             }
           }
           t.write(batch);
-        } else if (kind < 99) {
+          long version = -1;
+          for (int i = 0; i < n; i++) {
+            if (values.get(i) == null) {
+              model.remove(keys.get(i));
+            } else {
+              model.put(keys.get(i), new ModelEntry(values.get(i), expiries.get(i), -1));
+            }
+          }
+          for (byte[] k : keys) {
+            ModelEntry e = model.get(k);
+            if (version == -1 && e != null && e.version() == -1) {
+              version = t.getEntry(k).version(); // every put of a batch has the batch's version
+            }
+          }
+          if (version != -1) {
+            assertThat(version).as("version of a batch at op %d", op).isGreaterThan(lastVersion);
+            lastVersion = version;
+          }
+          for (byte[] k : keys) {
+            ModelEntry e = model.get(k);
+            if (e != null && e.version() == -1) {
+              model.put(k, new ModelEntry(e.value(), e.expiresAt(), version));
+            }
+          }
+        } else if (kind < 96) {
           byte[] from = rnd.nextInt(5) == 0 ? null : randomKey(rnd, keySpace);
           byte[] to = rnd.nextInt(5) == 0 ? null : randomKey(rnd, keySpace);
           int limit = rnd.nextInt(3) == 0 ? 0 : 1 + rnd.nextInt(50);
+          TreeMap<byte[], byte[]> now = live(model);
           List<Map.Entry<byte[], byte[]>> got = scanAll(t, from, to, limit);
-          List<byte[]> expected = expectedKeys(model, from, to, limit);
+          List<byte[]> expected = expectedKeys(now, from, to, limit);
           assertThat(got).as("scan size at op %d", op).hasSize(expected.size());
           for (int i = 0; i < expected.size(); i++) {
             assertThat(got.get(i).getKey()).as("scan key at op %d", op).isEqualTo(expected.get(i));
-            assertThat(got.get(i).getValue()).as("scan value at op %d", op).isEqualTo(model.get(expected.get(i)));
+            assertThat(got.get(i).getValue()).as("scan value at op %d", op).isEqualTo(now.get(expected.get(i)));
           }
+        } else if (kind < 97) {
+          store.expireNow();
         } else if (rnd.nextInt(20) == 0) {
           if (durable && rnd.nextBoolean()) {
             reopen();
@@ -625,16 +761,31 @@ public abstract class EngineContractTest {
           }
         }
       }
-      assertFullScanEquals(t, model);
+      assertFullScanEquals(t, live(model));
+      assertVersionsAndExpiries(t, model);
       options.afterRun().accept(t);
       if (durable) {
         reopen();
         t = store.table(DB, MODEL_TABLE);
-        assertFullScanEquals(t, model);
+        assertFullScanEquals(t, live(model));
+        assertVersionsAndExpiries(t, model);
       }
     } catch (AssertionError | RuntimeException e) {
       throw new AssertionError("randomized test [" + options.name() + "] failed with seed " + seed
           + " (reproduce with -Dkvstore.seed=" + seed + "): " + e.getMessage(), e);
+    }
+  }
+
+  private void assertVersionsAndExpiries(Table t, TreeMap<byte[], ModelEntry> model) {
+    long now = clock.millis();
+    try (Cursor c = t.scan(null, null, 0)) {
+      while (c.next()) {
+        ModelEntry want = model.get(c.key());
+        assertThat(want).isNotNull();
+        assertThat(Entry.isExpired(want.expiresAt(), now)).isFalse();
+        assertThat(c.version()).as("cursor version of %s", hex(c.key())).isEqualTo(want.version());
+        assertThat(c.expiresAt()).as("cursor expiry of %s", hex(c.key())).isEqualTo(want.expiresAt());
+      }
     }
   }
 

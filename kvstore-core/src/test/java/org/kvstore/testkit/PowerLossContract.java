@@ -90,7 +90,7 @@ public abstract class PowerLossContract {
             int j = r.nextInt(versions.length);
             String key = "w" + id + "-" + j;
             int v = versions[j] + 1;
-            t.put(b(key), CrashValues.encode(key, v, 8 + r.nextInt(200)));
+            t.put(b(key), CrashValues.encode(key, v, 8 + r.nextInt(200)), CrashValues.optionsOf(key, v));
             versions[j] = v;
             acked.put(key, v);
             writers.acknowledged();
@@ -110,7 +110,10 @@ public abstract class PowerLossContract {
         for (Map.Entry<String, Integer> e : ackedBeforeCrash.entrySet()) {
           byte[] v = r.get(b(e.getKey()));
           assertThat(v).as("%s: acknowledged %s v%d", context, e.getKey(), e.getValue()).isNotNull();
-          assertThat(CrashValues.versionOf(e.getKey(), v)).as(context).isGreaterThanOrEqualTo(e.getValue());
+          int version = CrashValues.versionOf(e.getKey(), v);
+          assertThat(version).as(context).isGreaterThanOrEqualTo(e.getValue());
+          assertThat(r.getEntry(b(e.getKey())).expiresAt()).as("%s: expiry of %s", context, e.getKey())
+              .isEqualTo(CrashValues.expiryOf(e.getKey(), version));
         }
       }
     }
