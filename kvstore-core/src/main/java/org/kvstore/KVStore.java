@@ -265,7 +265,7 @@ public final class KVStore implements AutoCloseable {
   }
 
   /** Counters of the active expiry since open. */
-  public org.kvstore.internal.ActiveExpiry.Stats expiryStats() {
+  public ExpiryStats expiryStats() {
     checkOpen();
     return services.expiry().stats();
   }

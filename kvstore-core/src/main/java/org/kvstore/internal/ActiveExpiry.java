@@ -16,6 +16,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.kvstore.Cursor;
 import org.kvstore.Entry;
+import org.kvstore.ExpiryStats;
 import org.kvstore.KVStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,9 +58,6 @@ public final class ActiveExpiry implements AutoCloseable {
   private final AtomicLong removed = new AtomicLong();
   private final AtomicLong passes = new AtomicLong();
   private final AtomicLong busyNanos = new AtomicLong();
-
-  /** Counters since open: entries examined, expired entries removed, passes, time spent in passes. */
-  public record Stats(long examined, long removed, long passes, long busyNanos) {}
 
   /** Where a table's round stands. Thread safety: guarded by the owning ActiveExpiry. */
   private static final class Progress {
@@ -211,8 +209,8 @@ public final class ActiveExpiry implements AutoCloseable {
     return Arrays.copyOf(key, key.length + 1);
   }
 
-  public Stats stats() {
-    return new Stats(examined.get(), removed.get(), passes.get(), busyNanos.get());
+  public ExpiryStats stats() {
+    return new ExpiryStats(examined.get(), removed.get(), passes.get(), busyNanos.get());
   }
 
   @Override

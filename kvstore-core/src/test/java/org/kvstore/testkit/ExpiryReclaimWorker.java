@@ -4,13 +4,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
 import org.kvstore.Durability;
+import org.kvstore.ExpiryStats;
 import org.kvstore.KVStore;
 import org.kvstore.PutOptions;
 import org.kvstore.StoreOptions;
 import org.kvstore.Table;
 import org.kvstore.TableInfo;
 import org.kvstore.WriteBatch;
-import org.kvstore.internal.ActiveExpiry;
 
 /**
  * The child JVM of {@link ExpiryReclaimContract}: writes KEYS keys of 100 bytes with lifetimes of
@@ -67,7 +67,7 @@ public final class ExpiryReclaimWorker {
         Thread.sleep(100);
         TableInfo info = t.info();
         peakBytes = Math.max(peakBytes, info.bytesOnDisk());
-        ActiveExpiry.Stats s = store.expiryStats();
+        ExpiryStats s = store.expiryStats();
         long elapsed = (System.nanoTime() - start) / 1_000_000;
         System.out.printf("t_ms=%d entries=%d bytes=%d removed=%d examined=%d expiry_cpu_ms=%d%n",
             elapsed, info.entryEstimate(), info.bytesOnDisk(), s.removed(), s.examined(),

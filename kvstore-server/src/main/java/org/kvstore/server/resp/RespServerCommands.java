@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.kvstore.Cursor;
 import org.kvstore.Durability;
+import org.kvstore.ExpiryStats;
 import org.kvstore.KVStoreException;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
@@ -268,7 +269,7 @@ final class RespServerCommands {
    * Redis keeps a moving average of its samples), and the CPU time of its passes.
    */
   private String expirySection() {
-    var e = keyspace.store().expiryStats(); // its type is core-internal: the server names only the API
+    ExpiryStats e = keyspace.store().expiryStats();
     double stalePercent = e.examined() == 0 ? 0 : 100.0 * e.removed() / e.examined();
     return "expired_keys:" + e.removed() + "\r\n"
         + "expired_stale_perc:" + String.format(Locale.ROOT, "%.2f", stalePercent) + "\r\n"
