@@ -25,6 +25,8 @@ import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandExecutor;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.ServerSettings;
+import org.kvstore.server.thrift.ThriftLimits;
+import org.kvstore.server.thrift.ThriftRequestObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,13 +58,15 @@ public final class KVStoreServer implements AutoCloseable {
   private final List<ProtocolServer> servers;
   private final RespCommandExecutor executor;
   private final RespProtocolServer resp;
+  /** The Thrift front end, or null when off. */
+  private final ThriftProtocolServer thrift;
   @GuardedBy("this")
   private boolean closed;
 
   private KVStoreServer(
       ServerConfig config, KVStore store, ThreadPoolExecutor workers, ReadOffload reads,
       NettyTransport transport, List<ProtocolServer> servers, RespCommandExecutor executor,
-      RespProtocolServer resp) {
+      RespProtocolServer resp, ThriftProtocolServer thrift) {
     this.config = config;
     this.store = store;
     this.workers = workers;
@@ -71,6 +75,7 @@ public final class KVStoreServer implements AutoCloseable {
     this.servers = servers;
     this.executor = executor;
     this.resp = resp;
+    this.thrift = thrift;
   }
 
   /** The version of this build, from the jar (or "dev"). */
@@ -131,10 +136,19 @@ public final class KVStoreServer implements AutoCloseable {
         resp.start();
         started.add(resp);
       }
+      ThriftProtocolServer thrift = null;
+      if (config.thriftPort() >= 0) {
+        thrift = new ThriftProtocolServer(transport, config.bind(), config.thriftPort(), keyspace,
+            ThriftLimits.of(config.thriftMaxFrameBytes(), store.options().maxValueBytes()), config.password(),
+            workers, ThriftRequestObserver.NONE);
+        thrift.start();
+        started.add(thrift);
+      }
       int respPort = resp == null ? -1 : resp.address().getPort();
-      settings.ports(respPort, config.httpPort(), config.thriftPort());
+      int thriftPort = thrift == null ? -1 : thrift.address().getPort();
+      settings.ports(respPort, config.httpPort(), thriftPort);
       KVStoreServer server =
-          new KVStoreServer(config, store, workers, reads, transport, started, executor, resp);
+          new KVStoreServer(config, store, workers, reads, transport, started, executor, resp, thrift);
       server.logStarted(engine, respPort);
       return server;
     } catch (RuntimeException e) {
@@ -210,17 +224,14 @@ public final class KVStoreServer implements AutoCloseable {
     String bind = config.bind();
     String respText = respPort < 0 ? "RESP off" : "RESP on " + bind + ":" + respPort;
     String http = config.httpPort() < 0 ? "HTTP off" : "HTTP " + config.httpPort() + " not served yet";
-    String thrift = config.thriftPort() < 0 ? "Thrift off" : "Thrift " + config.thriftPort() + " not served yet";
+    String thriftText = thrift == null ? "Thrift off" : "Thrift on " + bind + ":" + thrift.address().getPort();
     LOG.info("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}"
             + " (event loops: {}, read helpers: {})",
         version(), store.directory(), store.engines(), engine,
-        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, http, thrift, transport.name(),
+        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, http, thriftText, transport.name(),
         transport.eventLoops(), reads == null ? 0 : reads.threads());
     if (config.httpPort() >= 0) {
       LOG.info("HTTP port {} is accepted but not served yet (the HTTP front end comes in a later issue)", config.httpPort());
-    }
-    if (config.thriftPort() >= 0) {
-      LOG.info("Thrift port {} is accepted but not served yet (the Thrift front end comes in a later issue)", config.thriftPort());
     }
     if (config.password() == null && !isLoopback(bind)) {
       LOG.warn("listening on non-loopback address {} without a password: anyone who can reach it can read and"
@@ -249,6 +260,11 @@ public final class KVStoreServer implements AutoCloseable {
   /** Bytes of incomplete requests held now by all RESP connections (0 when RESP is off). */
   long queryBufferBytes() {
     return resp == null ? 0 : resp.budget().used();
+  }
+
+  /** The bound Thrift port (the actual one when 0 was configured), or -1 when Thrift is off. */
+  public int thriftPort() {
+    return thrift == null ? -1 : thrift.address().getPort();
   }
 
   public int respPort() {

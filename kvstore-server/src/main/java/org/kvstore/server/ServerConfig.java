@@ -44,8 +44,9 @@ public final class ServerConfig {
       "Redis protocol port; 0 = any free port, -1 = off");
   /** HTTP port (accepted; not served yet): 0 any, -1 off. */
   public static final Setting<Integer> HTTP_PORT = port("http-port", 8080, "HTTP port, not served yet; -1 = off");
-  /** Thrift port (accepted; not served yet): 0 any, -1 off. */
-  public static final Setting<Integer> THRIFT_PORT = port("thrift-port", 9090, "Thrift port, not served yet; -1 = off");
+  /** Thrift port (framed or not, binary or compact, on the one port): 0 any, -1 off. */
+  public static final Setting<Integer> THRIFT_PORT = port("thrift-port", 9090,
+      "Thrift port (framed or unframed, binary or compact); 0 = any free port, -1 = off");
   /** Engine of tables created by SELECT, or null (auto): lsm, else bplus, else memory. */
   public static final Setting<String> DEFAULT_ENGINE = Setting.of("default-engine", "ENGINE", null, "auto",
       "engine of new tables: lsm, bplus or memory; auto = lsm, else bplus, else memory",
@@ -124,12 +125,16 @@ public final class ServerConfig {
       "bytes of log written since the last checkpoint that start one; bounds the replay after a crash",
       n -> n >= MB ? null : "must be at least 1mb");
 
+  /** Largest Thrift frame or message; values may be half of it, scan pages a quarter (see docs/thrift.md). */
+  public static final Setting<Long> THRIFT_MAX_FRAME_SIZE = Setting.size("thrift-max-frame-size", "BYTES", 16_384_000L,
+      "largest Thrift request or reply; a value may be half of it", Setting.sizeRange(64 * 1024, 1L << 30));
+
   /** Every setting, in the order of {@code --help} and docs/server.md. */
   public static final List<Setting<?>> SETTINGS = List.of(
       DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, LOG_LEVEL,
       PROTO_MAX_BULK_LEN, PROTO_MAX_MULTIBULK_LEN, DATABASES, MAX_CLIENTS, WORKER_THREADS, IO_THREADS,
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, BLOCK_CACHE_SIZE,
-      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE);
+      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -168,6 +173,11 @@ public final class ServerConfig {
 
   public int thriftPort() {
     return get(THRIFT_PORT);
+  }
+
+  /** Largest Thrift frame or message in bytes. */
+  public int thriftMaxFrameBytes() {
+    return (int) (long) get(THRIFT_MAX_FRAME_SIZE);
   }
 
   /** Engine of tables created by SELECT, or null: lsm, else bplus, else memory. */
