@@ -1,0 +1,305 @@
+package org.kvstore.bench;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.kvstore.thrift.AlreadyExists;
+import org.kvstore.thrift.KvService;
+import org.kvstore.thrift.Mutation;
+import org.kvstore.thrift.MutationResult;
+import org.kvstore.thrift.MutationType;
+import org.kvstore.thrift.NotFound;
+import org.kvstore.thrift.PutOptions;
+import org.kvstore.thrift.TableSpec;
+
+/**
+ * A closed-loop load of Thrift {@code put} or {@code get} calls against a running kvstore-server:
+ * CLIENTS threads, each with its own framed-binary connection (the Cassandra/HBase style client),
+ * each sending one call and waiting for its answer before the next (unpipelined, as
+ * redis-benchmark without {@code -P}). Keys are drawn uniformly from KEYSPACE keys named as
+ * redis-benchmark's {@code -r} names them ({@code key:} and 12 digits), values are VALUE_SIZE
+ * bytes of {@code x} (redis-benchmark's {@code -d} payload), and the table is RESP database 0's
+ * ({@code default}/{@code 0}), so a RESP run and a Thrift run against the same server read and
+ * write the same keys. Every call's latency goes into an HdrHistogram.
+ *
+ * <pre>
+ * java -cp kvstore-bench/target/benchmarks.jar org.kvstore.bench.ThriftLoad put|get
+ *     [--host 127.0.0.1] [--port 9090] [--clients 50] [--keyspace 100000] [--value-size 100]
+ *     [--requests N | --seconds S] [--warmup-seconds 1] [--preload true|false]
+ *     [--db default] [--table 0]
+ * </pre>
+ *
+ * {@code --requests} is the total over all clients (as redis-benchmark's {@code -n}); without it
+ * the run lasts {@code --seconds} (default 10). {@code --warmup-seconds} of the same calls run
+ * first, on the same connections, and are not counted. {@code get} first writes every key once
+ * ({@code --preload}, default true; batches of 500), so that every measured read finds its key.
+ * A missing key or any error fails the run. Prints one line:
+ *
+ * <pre>
+ * op=get clients=50 requests=100000 seconds=4.210 rps=23752 p50_ms=1.950 p99_ms=5.120 warmup_requests=21000
+ * </pre>
+ *
+ * ({@code warmup_requests}: the uncounted warm-up calls, for a caller that divides the server's
+ * CPU time by the calls it served.)
+ *
+ * Used by kvstore-bench/scripts/thrift-compare.sh. Not a test.
+ */
+public final class ThriftLoad {
+  private static final int SOCKET_TIMEOUT_MS = 60_000;
+  private static final int PRELOAD_BATCH = 500;
+  /** Highest latency the histograms track; a slower call fails the run (the socket times out first). */
+  private static final long MAX_LATENCY_NANOS = TimeUnit.SECONDS.toNanos(SOCKET_TIMEOUT_MS / 1000 + 10);
+
+  private final Settings settings;
+  private final ByteBuffer value;
+
+  private ThriftLoad(Settings settings) {
+    this.settings = settings;
+    byte[] v = new byte[settings.valueSize];
+    Arrays.fill(v, (byte) 'x');
+    this.value = ByteBuffer.wrap(v).asReadOnlyBuffer();
+  }
+
+  public static void main(String[] args) throws Exception {
+    Settings s = Settings.parse(args);
+    new ThriftLoad(s).run();
+  }
+
+  private void run() throws Exception {
+    try (Connection admin = connect()) {
+      ensureTable(admin.client);
+      if (settings.op == Op.GET && settings.preload) {
+        preload(admin.client);
+      }
+    }
+    List<Connection> connections = new ArrayList<>();
+    try {
+      for (int i = 0; i < settings.clients; i++) {
+        connections.add(connect());
+      }
+      long warmup = settings.warmupSeconds > 0
+          ? drive(connections, 0, System.nanoTime() + (long) (settings.warmupSeconds * 1e9)).requests : 0;
+      Result r = drive(connections, settings.requests, settings.requests > 0
+          ? Long.MAX_VALUE : System.nanoTime() + (long) (settings.seconds * 1e9));
+      double seconds = r.nanos / 1e9;
+      System.out.printf("op=%s clients=%d requests=%d seconds=%.3f rps=%.0f p50_ms=%.3f p99_ms=%.3f"
+              + " warmup_requests=%d%n",
+          settings.op.name().toLowerCase(), settings.clients, r.requests, seconds, r.requests / seconds,
+          r.histogram.getValueAtPercentile(50) / 1e6, r.histogram.getValueAtPercentile(99) / 1e6, warmup);
+    } finally {
+      for (Connection c : connections) {
+        c.close();
+      }
+    }
+  }
+
+  /**
+   * Runs every connection on its own thread until {@code requests} calls are done in all (when
+   * positive) or until {@code deadline} (System.nanoTime), and returns the calls and latencies.
+   */
+  private Result drive(List<Connection> connections, long requests, long deadline) throws Exception {
+    AtomicLong left = new AtomicLong(requests);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    CountDownLatch start = new CountDownLatch(1);
+    List<Thread> threads = new ArrayList<>();
+    List<Histogram> histograms = new ArrayList<>();
+    long[] counts = new long[connections.size()];
+    for (int i = 0; i < connections.size(); i++) {
+      Connection c = connections.get(i);
+      Histogram h = new Histogram(MAX_LATENCY_NANOS, 3);
+      histograms.add(h);
+      int index = i;
+      SplittableRandom random = new SplittableRandom(System.nanoTime() ^ ((long) i << 32));
+      Thread t = new Thread(() -> {
+        try {
+          start.await();
+          long n = 0;
+          while (failure.get() == null
+              && (requests > 0 ? left.getAndDecrement() > 0 : System.nanoTime() < deadline)) {
+            ByteBuffer key = key(random.nextInt(settings.keyspace));
+            long t0 = System.nanoTime();
+            call(c.client, key);
+            h.recordValue(Math.min(System.nanoTime() - t0, MAX_LATENCY_NANOS));
+            n++;
+          }
+          counts[index] = n;
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }, "thrift-load-" + i);
+      threads.add(t);
+      t.start();
+    }
+    long t0 = System.nanoTime();
+    start.countDown();
+    for (Thread t : threads) {
+      t.join();
+    }
+    long nanos = System.nanoTime() - t0;
+    if (failure.get() != null) {
+      throw new IllegalStateException(settings.op + " run failed", failure.get());
+    }
+    Histogram all = new Histogram(MAX_LATENCY_NANOS, 3);
+    for (Histogram h : histograms) {
+      all.add(h);
+    }
+    return new Result(Arrays.stream(counts).sum(), nanos, all);
+  }
+
+  private void call(KvService.Client client, ByteBuffer key) throws TException {
+    switch (settings.op) {
+      case PUT -> client.put(settings.db, settings.table, key, value.duplicate(), new PutOptions());
+      case GET -> {
+        ByteBuffer v = client.get(settings.db, settings.table, key);
+        if (v.remaining() != settings.valueSize) {
+          throw new IllegalStateException("get " + StandardCharsets.US_ASCII.decode(key.rewind()) + " returned "
+              + v.remaining() + " bytes, not " + settings.valueSize);
+        }
+      }
+      default -> throw new IllegalStateException("unknown op " + settings.op);
+    }
+  }
+
+  /**
+   * Creates the target table when it does not exist yet (RESP creates database 0's table on its
+   * first command; a fresh server that has seen none has no table), with the server's default engine.
+   */
+  private void ensureTable(KvService.Client client) throws TException {
+    try {
+      client.describeTable(settings.db, settings.table);
+      return;
+    } catch (NotFound e) {
+      // created below
+    }
+    try {
+      client.createDb(settings.db, Map.of());
+    } catch (AlreadyExists e) {
+      // another client created it meanwhile
+    }
+    try {
+      client.createTable(new TableSpec(settings.db, settings.table));
+    } catch (AlreadyExists e) {
+      // another client created it meanwhile
+    }
+  }
+
+  /** Writes every key once, so that the measured reads all find their key. */
+  private void preload(KvService.Client client) throws TException {
+    for (int start = 0; start < settings.keyspace; start += PRELOAD_BATCH) {
+      List<Mutation> ops = new ArrayList<>(PRELOAD_BATCH);
+      for (int i = start; i < Math.min(settings.keyspace, start + PRELOAD_BATCH); i++) {
+        ops.add(new Mutation(MutationType.PUT, key(i)).setValue(value.duplicate()));
+      }
+      for (MutationResult r : client.batch(settings.db, settings.table, ops, false)) {
+        if (!r.isApplied()) {
+          throw new IllegalStateException("preload: a put of keys " + start + ".. was not applied");
+        }
+      }
+    }
+  }
+
+  /** redis-benchmark's {@code -r} key for {@code i}: {@code key:} and i in 12 digits. */
+  private static ByteBuffer key(int i) {
+    byte[] k = new byte[16];
+    k[0] = 'k';
+    k[1] = 'e';
+    k[2] = 'y';
+    k[3] = ':';
+    for (int p = 15, n = i; p >= 4; p--, n /= 10) {
+      k[p] = (byte) ('0' + n % 10);
+    }
+    return ByteBuffer.wrap(k);
+  }
+
+  private Connection connect() throws TException {
+    TTransport transport = new TFramedTransport(
+        new TSocket(new TConfiguration(), settings.host, settings.port, SOCKET_TIMEOUT_MS));
+    transport.open();
+    return new Connection(transport, new KvService.Client(new TBinaryProtocol(transport)));
+  }
+
+  private record Connection(TTransport transport, KvService.Client client) implements AutoCloseable {
+    @Override
+    public void close() {
+      transport.close();
+    }
+  }
+
+  private record Result(long requests, long nanos, Histogram histogram) {}
+
+  private enum Op { PUT, GET }
+
+  private static final class Settings {
+    Op op;
+    String host = "127.0.0.1";
+    int port = 9090;
+    int clients = 50;
+    int keyspace = 100_000;
+    int valueSize = 100;
+    long requests;
+    double seconds = 10;
+    double warmupSeconds = 1;
+    boolean preload = true;
+    String db = "default";
+    String table = "0";
+
+    static Settings parse(String[] args) {
+      Settings s = new Settings();
+      if (args.length < 1) {
+        throw new IllegalArgumentException("usage: ThriftLoad put|get [--host H] [--port P] [--clients N] "
+            + "[--keyspace K] [--value-size B] [--requests N | --seconds S] [--warmup-seconds S] "
+            + "[--preload true|false] [--db DB] [--table T]");
+      }
+      s.op = switch (args[0]) {
+        case "put" -> Op.PUT;
+        case "get" -> Op.GET;
+        default -> throw new IllegalArgumentException("op must be put or get, not " + args[0]);
+      };
+      for (int i = 1; i < args.length; i += 2) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException(args[i] + " needs a value");
+        }
+        String v = args[i + 1];
+        switch (args[i]) {
+          case "--host" -> s.host = v;
+          case "--port" -> s.port = Integer.parseInt(v);
+          case "--clients" -> s.clients = Integer.parseInt(v);
+          case "--keyspace" -> s.keyspace = Integer.parseInt(v);
+          case "--value-size" -> s.valueSize = Integer.parseInt(v);
+          case "--requests" -> s.requests = Long.parseLong(v);
+          case "--seconds" -> s.seconds = Double.parseDouble(v);
+          case "--warmup-seconds" -> s.warmupSeconds = Double.parseDouble(v);
+          case "--preload" -> {
+            if (!v.equals("true") && !v.equals("false")) {
+              throw new IllegalArgumentException("--preload takes true or false, not " + v);
+            }
+            s.preload = v.equals("true");
+          }
+          case "--db" -> s.db = v;
+          case "--table" -> s.table = v;
+          default -> throw new IllegalArgumentException("unknown option " + args[i]);
+        }
+      }
+      if (s.clients < 1 || s.keyspace < 1 || s.valueSize < 0 || s.requests < 0 || s.seconds <= 0) {
+        throw new IllegalArgumentException("clients and keyspace must be positive, value size, requests "
+            + "not negative, seconds positive");
+      }
+      return s;
+    }
+  }
+}
