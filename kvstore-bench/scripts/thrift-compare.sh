@@ -47,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     -o) OUT="$2"; shift 2 ;;
     --durability) DURABILITY="$2"; shift 2 ;;
     --no-settle) SETTLE=0; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
