@@ -172,9 +172,10 @@ public final class RespCommandExecutor {
   }
 
   /**
-   * The table a plain {@code SET key value} of an authenticated connection goes to through the
-   * event loop's {@link WriteCoalescer}, when that table is already resolved; else null (the request
-   * then runs through {@link #execute}). Counts the request as processed.
+   * The table a plain {@code SET key value} (or one with only an expiry, see
+   * {@link #isCoalescableSet}) of an authenticated connection goes to through the event loop's
+   * {@link WriteCoalescer}, when that table is already resolved; else null (the request then runs
+   * through {@link #execute}). Counts the request as processed.
    */
   Table coalescingTable(RespSession session, RespRequest request) {
     if (!session.authenticated() || session.transaction() != null || !isCoalescableSet(request)) {
