@@ -222,6 +222,27 @@ class TransactionTest {
     }
   }
 
+  /** As in Redis: any write of a watched key aborts, also one that writes its value back. */
+  @Test
+  void watch_keyChangedAndChangedBack_abortsExec() {
+    try (Jedis j = watching(); Jedis other = watching()) {
+      j.set("tx:back", "1");
+      j.watch("tx:back");
+      other.set("tx:back", "2");
+      other.set("tx:back", "1");
+      Transaction t = j.multi();
+      t.set("tx:back", "mine");
+      assertThat(t.exec()).isNull();
+      assertThat(j.get("tx:back")).isEqualTo("1");
+
+      j.watch("tx:back");
+      other.expire("tx:back", 100);
+      t = j.multi();
+      t.get("tx:back");
+      assertThat(t.exec()).as("an expiry set meanwhile").isNull();
+    }
+  }
+
   @Test
   void watch_unchangedKey_unwatch_andAKeyOfAnotherTable() {
     try (Jedis j = watching(); Jedis other = watching()) {
