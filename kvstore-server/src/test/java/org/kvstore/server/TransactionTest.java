@@ -39,22 +39,34 @@ import redis.clients.jedis.resps.ScanResult;
  */
 class TransactionTest {
   @TempDir static Path dir;
+  @TempDir static Path watchDir;
   static KVStoreServer server;
   static int port;
+  /** A server on the memory engine, for the WATCH tests: WATCH compares the entries' versions. */
+  static KVStoreServer watchServer;
+  static int watchPort;
 
   @BeforeAll
   static void start() {
     server = TestServers.start(dir, Durability.SYNC);
     port = server.respPort();
+    watchServer = KVStoreServer.start(TestServers.config(watchDir)
+        .set("durability", Durability.SYNC.name()).set("default-engine", "memory").build());
+    watchPort = watchServer.respPort();
   }
 
   @AfterAll
   static void stop() {
     server.close();
+    watchServer.close();
   }
 
   private static Jedis jedis() {
     return new Jedis("127.0.0.1", port);
+  }
+
+  private static Jedis watching() {
+    return new Jedis("127.0.0.1", watchPort);
   }
 
   @Test
@@ -188,7 +200,7 @@ class TransactionTest {
 
   @Test
   void watch_abortsExecWhenAnotherClientChangedTheKey_withANullArray() throws Exception {
-    try (RawClient c = new RawClient(port); Jedis other = jedis()) {
+    try (RawClient c = new RawClient(watchPort); Jedis other = watching()) {
       other.set("tx:w", "1");
       c.command("WATCH", "tx:w");
       c.readExpected("+OK\r\n");
@@ -210,9 +222,30 @@ class TransactionTest {
     }
   }
 
+  /** As in Redis: any write of a watched key aborts, also one that writes its value back. */
+  @Test
+  void watch_keyChangedAndChangedBack_abortsExec() {
+    try (Jedis j = watching(); Jedis other = watching()) {
+      j.set("tx:back", "1");
+      j.watch("tx:back");
+      other.set("tx:back", "2");
+      other.set("tx:back", "1");
+      Transaction t = j.multi();
+      t.set("tx:back", "mine");
+      assertThat(t.exec()).isNull();
+      assertThat(j.get("tx:back")).isEqualTo("1");
+
+      j.watch("tx:back");
+      other.expire("tx:back", 100);
+      t = j.multi();
+      t.get("tx:back");
+      assertThat(t.exec()).as("an expiry set meanwhile").isNull();
+    }
+  }
+
   @Test
   void watch_unchangedKey_unwatch_andAKeyOfAnotherTable() {
-    try (Jedis j = jedis(); Jedis other = jedis()) {
+    try (Jedis j = watching(); Jedis other = watching()) {
       j.set("tx:u", "1");
       j.watch("tx:u", "tx:absent");
       Transaction t = j.multi();
@@ -242,8 +275,8 @@ class TransactionTest {
   void lettuce_multiExec_andDiscardedResult() {
     RedisClient client = RedisClient.create();
     try (StatefulRedisConnection<String, String> c = client.connect(
-            RedisURI.builder().withHost("127.0.0.1").withPort(port).build());
-        Jedis other = jedis()) {
+            RedisURI.builder().withHost("127.0.0.1").withPort(watchPort).build());
+        Jedis other = watching()) {
       RedisCommands<String, String> r = c.sync();
       r.set("tx:l", "5");
       assertThat(r.multi()).isEqualTo("OK");
@@ -309,7 +342,7 @@ class TransactionTest {
    */
   @Test
   void concurrentTransactions_areIsolated_andWatchedIncrementsAreNotLost() throws Exception {
-    try (Jedis j = jedis()) {
+    try (Jedis j = watching()) {
       j.mset("tx:x", "0", "tx:y", "0", "tx:cas", "0");
     }
     AtomicBoolean stop = new AtomicBoolean();
@@ -319,7 +352,7 @@ class TransactionTest {
     List<Future<?>> tasks = new ArrayList<>();
     for (int w = 0; w < 2; w++) {
       tasks.add(pool.submit(() -> {
-        try (Jedis j = jedis()) {
+        try (Jedis j = watching()) {
           for (int i = 0; i < 300; i++) {
             Transaction t = j.multi();
             t.incr("tx:x");
@@ -332,7 +365,7 @@ class TransactionTest {
     }
     for (int w = 0; w < 3; w++) {
       tasks.add(pool.submit(() -> {
-        try (Jedis j = jedis()) {
+        try (Jedis j = watching()) {
           for (int i = 0; i < 100; ) {
             j.watch("tx:cas");
             long v = Long.parseLong(j.get("tx:cas"));
@@ -348,7 +381,7 @@ class TransactionTest {
       }));
     }
     Future<?> reader = pool.submit(() -> {
-      try (Jedis j = jedis()) {
+      try (Jedis j = watching()) {
         while (!stop.get()) {
           Transaction t = j.multi();
           t.get("tx:x");
@@ -367,7 +400,7 @@ class TransactionTest {
     stop.set(true);
     reader.get(30, TimeUnit.SECONDS);
     pool.shutdown();
-    try (Jedis j = jedis()) {
+    try (Jedis j = watching()) {
       assertThat(j.get("tx:x")).isEqualTo("600");
       assertThat(j.get("tx:y")).isEqualTo("600");
       assertThat(torn.get()).as("reads that saw one counter moved without the other").isZero();

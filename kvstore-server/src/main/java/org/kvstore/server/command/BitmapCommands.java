@@ -10,7 +10,8 @@ import org.kvstore.WriteBatch;
  * over string values, bit 0 being the most significant bit of the first byte, as in Redis. A
  * missing key is an empty string; reading past the end reads zero bits.
  *
- * <p>SETBIT is a read-modify-write inside {@link Table#update} (atomic per key); the others read.
+ * <p>SETBIT is a read-modify-write inside {@link Table#updateEntries} (atomic per key) that keeps
+ * the key's expiry, as Redis' in-place update does; the others read.
  *
  * <p>Errors: {@link CommandException} for a refused argument; the store's exceptions pass through.
  *
@@ -72,8 +73,8 @@ public final class BitmapCommands {
     int byteIndex = (int) (offset >>> 3);
     int mask = 1 << (7 - (int) (offset & 7));
     int[] old = new int[1];
-    t.update(List.of(key), cur -> {
-      byte[] v = cur[0];
+    t.updateEntries(List.of(key), cur -> {
+      byte[] v = cur[0] == null ? null : cur[0].value();
       boolean grows = v == null || v.length <= byteIndex;
       old[0] = grows ? 0 : ((v[byteIndex] & mask) != 0 ? 1 : 0);
       if (!grows && old[0] == bit) {
@@ -82,7 +83,7 @@ public final class BitmapCommands {
       byte[] out = v == null ? new byte[byteIndex + 1]
           : Arrays.copyOf(v, Math.max(v.length, byteIndex + 1));
       out[byteIndex] = (byte) (bit == 1 ? out[byteIndex] | mask : out[byteIndex] & ~mask);
-      return new WriteBatch().putOwned(key, out);
+      return new WriteBatch().putOwned(key, out, StringCommands.KEEP_EXPIRY);
     });
     return old[0];
   }

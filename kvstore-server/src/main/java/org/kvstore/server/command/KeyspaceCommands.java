@@ -101,15 +101,16 @@ public final class KeyspaceCommands {
   }
 
   /**
-   * RENAME (and with {@code onlyIfAbsent}, RENAMENX): moves the value of {@code src} to {@code dst}
-   * in one atomic update; returns whether it moved (RENAMENX leaves an existing target).
+   * RENAME (and with {@code onlyIfAbsent}, RENAMENX): moves the value of {@code src} to {@code dst},
+   * with its expiry (the target's own expiry is replaced), in one atomic update; returns whether it
+   * moved (RENAMENX leaves an existing target).
    *
    * @throws CommandException {@code ERR no such key} when {@code src} is absent
    */
   public boolean rename(Table t, byte[] src, byte[] dst, boolean onlyIfAbsent) {
     boolean[] missing = new boolean[1];
     boolean[] moved = new boolean[1];
-    t.update(List.of(src, dst), cur -> {
+    t.updateEntries(List.of(src, dst), cur -> {
       if (cur[0] == null) {
         missing[0] = true;
         return null;
@@ -121,7 +122,9 @@ public final class KeyspaceCommands {
       if (Arrays.equals(src, dst)) {
         return null;
       }
-      return new WriteBatch().remove(src).put(dst, cur[0]);
+      PutOptions expiry = cur[0].hasExpiry()
+          ? PutOptions.defaults().expireAt(cur[0].expiresAt()) : PutOptions.defaults();
+      return new WriteBatch().remove(src).putOwned(dst, cur[0].value(), expiry);
     });
     if (missing[0]) {
       throw new CommandException("ERR no such key");

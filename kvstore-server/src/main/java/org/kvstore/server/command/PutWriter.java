@@ -4,16 +4,21 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.PutOptions;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
 
 /**
- * The one writer of plain puts ({@code SET key value}): a single put, or a group of puts that the
+ * The one writer of plain puts ({@code SET key value}, also with an expiry: {@code SET key value EX
+ * 60}, {@code SETEX}): a single put, or a group of puts that the
  * {@link WriteCoalescer} gathered from many connections, goes to the table as one
  * {@link WriteBatch}, which is one log record, one {@code write()} and with sync durability one
  * fsync. A group's batch is atomic, which is stronger than the separate writes the clients asked
  * for; a later put of the same key in the group wins, as it would if written one by one in arrival
  * order.
+ *
+ * <p>Expiry: a put carries {@link PutOptions} with an absolute expiry ({@link PutOptions#expireAt}),
+ * or the defaults (no expiry); neither makes the store read the key before writing it.
  *
  * <p>Copies: none. Keys and values go into the store as they are ({@link WriteBatch#putOwned}):
  * the front end decoded them for this request alone and nothing modifies them afterwards.
@@ -36,6 +41,11 @@ public final class PutWriter {
     byte[] key(int i);
 
     byte[] value(int i);
+
+    /** The options of put {@code i}: no expiry, or an absolute one; never a condition. */
+    default PutOptions options(int i) {
+      return PutOptions.defaults();
+    }
   }
 
   private final LongAdder batches = new LongAdder();
@@ -43,7 +53,12 @@ public final class PutWriter {
 
   /** Writes one put. Throws what the store throws. */
   public void put(Table t, byte[] key, byte[] value) {
-    t.write(new WriteBatch().putOwned(key, value));
+    put(t, key, value, PutOptions.defaults());
+  }
+
+  /** Writes one put with {@code options} (an expiry, or none). Throws what the store throws. */
+  public void put(Table t, byte[] key, byte[] value, PutOptions options) {
+    t.write(new WriteBatch().putOwned(key, value, options));
     counted(t, 1, 1);
   }
 
@@ -61,7 +76,7 @@ public final class PutWriter {
     WriteBatch batch = new WriteBatch();
     for (Puts g : groups) {
       for (int i = 0, n = g.size(); i < n; i++) {
-        batch.putOwned(g.key(i), g.value(i));
+        batch.putOwned(g.key(i), g.value(i), g.options(i));
       }
     }
     try {
@@ -83,7 +98,7 @@ public final class PutWriter {
     for (Puts g : groups) {
       for (int i = 0, n = g.size(); i < n; i++, at++) {
         try {
-          put(t, g.key(i), g.value(i));
+          put(t, g.key(i), g.value(i), g.options(i));
         } catch (RuntimeException e) {
           if (failed == null) {
             failed = new RuntimeException[count];

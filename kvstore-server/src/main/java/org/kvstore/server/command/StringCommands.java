@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.kvstore.KVStoreException;
+import org.kvstore.PutOptions;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
 
@@ -18,9 +19,14 @@ import org.kvstore.WriteBatch;
  * the result; nothing here knows a wire format.
  *
  * <p>Every read-modify-write (conditional SET, GETSET, GETDEL, SETNX, MSETNX, counters, APPEND,
- * SETRANGE) runs inside {@link Table#update}, which holds the keys' locks across the read and the
- * write, so it is atomic; MSET is one {@link WriteBatch}. A plain SET goes through
- * {@link PutWriter}, the writer every plain put of the server takes.
+ * SETRANGE) runs inside {@link Table#updateEntries}, which holds the keys' locks across the read and
+ * the write, so it is atomic; MSET is one {@link WriteBatch}. A SET that need not read the key
+ * (unconditional, with or without an expiry) goes through {@link PutWriter}, the writer every
+ * plain put of the server takes.
+ *
+ * <p>Expiry, as in Redis: SET, GETSET and MSET give the key no expiry (unless SET's
+ * {@code KEEPTTL}); the commands that modify a value in place (the INCR family, INCRBYFLOAT, APPEND,
+ * SETRANGE) keep the key's expiry ({@link PutOptions#keepExpiry()}).
  *
  * <p>Arrays: keys and values passed in are handed over (the front end decoded them for this request
  * alone) and must not be modified afterwards; arrays returned belong to the caller.
@@ -33,6 +39,8 @@ import org.kvstore.WriteBatch;
  */
 public final class StringCommands {
   static final String TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+  /** A modification in place: the key keeps its expiry, as Redis' in-place updates do. */
+  static final PutOptions KEEP_EXPIRY = PutOptions.defaults().keepExpiry();
 
   private final PutWriter writer;
   private final long maxValueBytes;
@@ -58,19 +66,19 @@ public final class StringCommands {
    */
   public SetResult set(Table t, byte[] key, byte[] value, SetOptions options) {
     if (options.isPlain()) {
-      writer.put(t, key, value);
+      writer.put(t, key, value, options.putOptions());
       return SetResult.WRITTEN;
     }
     byte[][] old = new byte[1][];
     boolean[] done = new boolean[1];
-    t.update(List.of(key), cur -> {
-      old[0] = cur[0];
+    t.updateEntries(List.of(key), cur -> {
+      old[0] = cur[0] == null ? null : cur[0].value();
       if ((options.condition() == SetOptions.Condition.IF_ABSENT && cur[0] != null)
           || (options.condition() == SetOptions.Condition.IF_PRESENT && cur[0] == null)) {
         return null;
       }
       done[0] = true;
-      return new WriteBatch().putOwned(key, value);
+      return new WriteBatch().putOwned(key, value, options.putOptions());
     });
     return new SetResult(done[0], old[0]);
   }
@@ -161,19 +169,19 @@ public final class StringCommands {
    */
   public long incrementBy(Table t, byte[] key, long by) {
     long[] result = new long[1];
-    t.update(List.of(key), cur -> {
+    t.updateEntries(List.of(key), cur -> {
       long v = 0;
       if (cur[0] != null) {
-        if (!RedisNumbers.isLong(cur[0])) {
+        if (!RedisNumbers.isLong(cur[0].value())) {
           throw new CommandException(CommandException.NOT_INTEGER);
         }
-        v = RedisNumbers.parseLong(cur[0]);
+        v = RedisNumbers.parseLong(cur[0].value());
       }
       if ((by > 0 && v > Long.MAX_VALUE - by) || (by < 0 && v < Long.MIN_VALUE - by)) {
         throw new CommandException("ERR increment or decrement would overflow");
       }
       result[0] = v + by;
-      return new WriteBatch().putOwned(key, RedisNumbers.toBytes(result[0]));
+      return new WriteBatch().putOwned(key, RedisNumbers.toBytes(result[0]), KEEP_EXPIRY);
     });
     return result[0];
   }
@@ -187,14 +195,14 @@ public final class StringCommands {
    */
   public byte[] incrementByFloat(Table t, byte[] key, LongDouble by) {
     byte[][] result = new byte[1][];
-    t.update(List.of(key), cur -> {
-      LongDouble v = cur[0] == null ? LongDouble.ZERO : LongDouble.parse(cur[0]);
+    t.updateEntries(List.of(key), cur -> {
+      LongDouble v = cur[0] == null ? LongDouble.ZERO : LongDouble.parse(cur[0].value());
       LongDouble sum = v.add(by);
       if (sum.isInfinite()) {
         throw new CommandException("ERR increment would produce NaN or Infinity");
       }
       result[0] = sum.toRedisString().getBytes(StandardCharsets.US_ASCII);
-      return new WriteBatch().put(key, result[0]);
+      return new WriteBatch().put(key, result[0], KEEP_EXPIRY);
     });
     return result[0];
   }
@@ -202,14 +210,14 @@ public final class StringCommands {
   /** APPEND: appends {@code tail} to the value of {@code key} (absent: empty); returns the new length. */
   public long append(Table t, byte[] key, byte[] tail) {
     long[] length = new long[1];
-    t.update(List.of(key), cur -> {
-      byte[] head = cur[0] == null ? new byte[0] : cur[0];
+    t.updateEntries(List.of(key), cur -> {
+      byte[] head = cur[0] == null ? new byte[0] : cur[0].value();
       long total = (long) head.length + tail.length;
       checkSize(total);
       byte[] v = Arrays.copyOf(head, (int) total);
       System.arraycopy(tail, 0, v, head.length, tail.length);
       length[0] = total;
-      return new WriteBatch().putOwned(key, v);
+      return new WriteBatch().putOwned(key, v, KEEP_EXPIRY);
     });
     return length[0];
   }
@@ -261,8 +269,8 @@ public final class StringCommands {
       throw new CommandException("ERR offset is out of range");
     }
     long[] length = new long[1];
-    t.update(List.of(key), cur -> {
-      byte[] v = cur[0];
+    t.updateEntries(List.of(key), cur -> {
+      byte[] v = cur[0] == null ? null : cur[0].value();
       if (patch.length == 0) {
         length[0] = v == null ? 0 : v.length;
         return null;
@@ -272,7 +280,7 @@ public final class StringCommands {
       byte[] out = v == null ? new byte[(int) total] : Arrays.copyOf(v, (int) total);
       System.arraycopy(patch, 0, out, (int) offset, patch.length);
       length[0] = total;
-      return new WriteBatch().putOwned(key, out);
+      return new WriteBatch().putOwned(key, out, KEEP_EXPIRY);
     });
     return length[0];
   }

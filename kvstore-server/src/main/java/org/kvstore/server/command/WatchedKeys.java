@@ -1,30 +1,32 @@
 package org.kvstore.server.command;
 
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.kvstore.Entry;
 import org.kvstore.Table;
 
 /**
- * The keys a connection {@code WATCH}es, each with a fingerprint of its value when it was watched:
- * {@code EXEC} compares the fingerprints with the values it reads under the transaction's key locks,
- * and any difference aborts the transaction.
+ * The keys a connection {@code WATCH}es, each with the {@link Entry#version() version} of its entry
+ * when it was watched (or a mark that it was absent): {@code EXEC} compares them with the entries it
+ * reads under the transaction's key locks, and any difference aborts the transaction.
  *
- * <p>A fingerprint is the SHA-256 of the value (absent: none), so a watch holds 32 bytes per key
- * whatever the value's size. Unlike Redis, which aborts on any write of a watched key, this aborts
- * when the value differs: a key written back to the value it had when it was watched does not abort
- * (the check-and-set guarantee that WATCH is used for is the same).
+ * <p>Every write of a key makes a new version, so, as in Redis, any write of a watched key aborts:
+ * also one that writes the value back (changed and changed back), an expiry set or removed, and a
+ * key that expired meanwhile (it is absent now). A key watched while absent and still absent does
+ * not abort, whatever happened in between (created and deleted again, as in Redis, where the key
+ * is touched then; here nothing of it remains to compare).
  *
  * <p>Thread safety: confined to its connection, like the transaction it guards.
  */
 public final class WatchedKeys {
+  /** The version noted for a key that was absent (or expired) when watched; versions are >= 0. */
+  static final long ABSENT = -1;
+
   /** One watched key of a table (named, so a re-resolved handle of the same table matches). */
-  record Watch(Table table, byte[] key, byte[] fingerprint) {
+  record Watch(Table table, byte[] key, long version) {
     boolean on(Table t) {
       return table.database().equals(t.database()) && table.name().equals(t.name());
     }
@@ -32,9 +34,9 @@ public final class WatchedKeys {
 
   private final List<Watch> watches = new ArrayList<>();
 
-  /** Watches {@code key} of {@code table}, whose value is now {@code value} (null: absent). */
-  public void watch(Table table, byte[] key, byte[] value) {
-    watches.add(new Watch(table, key.clone(), fingerprint(value)));
+  /** Watches {@code key} of {@code table}, whose entry is now {@code entry} (null: absent). */
+  public void watch(Table table, byte[] key, Entry entry) {
+    watches.add(new Watch(table, key.clone(), versionOf(entry)));
   }
 
   public int size() {
@@ -53,12 +55,12 @@ public final class WatchedKeys {
   }
 
   /**
-   * Whether every watched key of a table other than {@code t} still has its value (read now, not
+   * Whether every watched key of a table other than {@code t} still has its version (read now, not
    * under a lock: a transaction runs on one table, and only that table's keys are locked for it).
    */
   public boolean unchangedOutside(Table t) {
     for (Watch w : watches) {
-      if (!w.on(t) && !Arrays.equals(w.fingerprint(), fingerprint(w.table().getReadOnly(w.key())))) {
+      if (!w.on(t) && w.version() != versionOf(w.table().getEntry(w.key()))) {
         return false;
       }
     }
@@ -66,31 +68,24 @@ public final class WatchedKeys {
   }
 
   /**
-   * Whether every watched key of {@code t} still has its value: {@code values[i]} is the current
-   * value of {@code keys.get(i)}, read under the transaction's locks.
+   * Whether every watched key of {@code t} still has its version: {@code entries[i]} is the current
+   * entry of {@code keys.get(i)}, read under the transaction's locks.
    */
-  public boolean unchangedOn(Table t, List<byte[]> keys, byte[][] values) {
+  public boolean unchangedOn(Table t, List<byte[]> keys, Entry[] entries) {
     Map<ByteBuffer, Integer> index = new HashMap<>();
     for (int i = 0; i < keys.size(); i++) {
       index.putIfAbsent(ByteBuffer.wrap(keys.get(i)), i);
     }
     for (Watch w : watches) {
       Integer i = w.on(t) ? index.get(ByteBuffer.wrap(w.key())) : null;
-      if (i != null && !Arrays.equals(w.fingerprint(), fingerprint(values[i]))) {
+      if (i != null && w.version() != versionOf(entries[i])) {
         return false;
       }
     }
     return true;
   }
 
-  static byte[] fingerprint(byte[] value) {
-    if (value == null) {
-      return null;
-    }
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(value);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform has SHA-256", e);
-    }
+  private static long versionOf(Entry e) {
+    return e == null ? ABSENT : e.version();
   }
 }

@@ -9,10 +9,13 @@ import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.Table;
 import org.kvstore.server.command.BitmapCommands;
+import org.kvstore.server.command.CommandException;
+import org.kvstore.server.command.ExpiryCommands;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.KeyspaceCommands;
 import org.kvstore.server.command.PutWriter;
 import org.kvstore.server.command.ServerSettings;
+import org.kvstore.server.command.SetOptions;
 import org.kvstore.server.command.StringCommands;
 import org.kvstore.server.command.TableCommands;
 import org.kvstore.server.command.WriteCoalescer;
@@ -27,11 +30,12 @@ import org.kvstore.server.command.WriteCoalescer;
  *
  * <p>It also tells {@link RespCommandHandler} where a request runs:
  * <ul>
- *   <li>{@link #coalescingTable}: a plain {@code SET key value} whose table is resolved goes to the
- *       event loop's {@link WriteCoalescer}, which hands it to the {@link PutWriter} with the other
- *       plain SETs of that loop turn. Any other plain SET (the connection's first, before its table
- *       is resolved; one inside EXEC) goes to the same {@link PutWriter} through
- *       {@link StringCommands#set}, alone.
+ *   <li>{@link #coalescingTable}: a plain {@code SET key value}, or one with only an expiry
+ *       ({@code SET key value EX|PX|EXAT|PXAT t}: it need not read the key either), whose table is
+ *       resolved goes to the event loop's {@link WriteCoalescer}, which hands it to the
+ *       {@link PutWriter} with the other plain SETs of that loop turn. Any other plain SET (the
+ *       connection's first, before its table is resolved; one inside EXEC) goes to the same
+ *       {@link PutWriter} through {@link StringCommands#set}, alone.
  *   <li>{@link #offloadable}: a quick read may run on a read helper, a pipeline's GETs as one
  *       multi-get ({@link #executeReads}).
  *   <li>{@link #mayBlock}: writes to a table with sync durability (they wait for an fsync) and slow
@@ -48,6 +52,7 @@ public final class RespCommandExecutor {
   private final ServerSettings settings;
   private final ClientRegistry clients = new ClientRegistry();
   private final PutWriter writer = new PutWriter();
+  private final ExpiryCommands expiry;
   private final RespCommandTable commands;
   private final RespCommandStats stats;
   private final RespCommandSpec set;
@@ -58,10 +63,12 @@ public final class RespCommandExecutor {
     this.keyspace = keyspace;
     this.settings = settings;
     StringCommands strings = new StringCommands(writer, settings.maxBulkBytes());
+    this.expiry = new ExpiryCommands(keyspace.store().options().clock());
     List<RespCommandSpec> specs = new ArrayList<>();
     specs.addAll(new RespConnectionCommands(keyspace, settings, clients).specs());
     specs.addAll(new RespServerCommands(keyspace, settings, clients, writer, this::commands, this::stats).specs());
-    specs.addAll(new RespStringCommands(keyspace, strings).specs());
+    specs.addAll(new RespStringCommands(keyspace, strings, expiry.clock()).specs());
+    specs.addAll(new RespExpiryCommands(keyspace, expiry, strings).specs());
     specs.addAll(new RespBitmapCommands(keyspace, new BitmapCommands(settings.maxBulkBytes())).specs());
     specs.addAll(new RespKeyspaceCommands(keyspace, new KeyspaceCommands()).specs());
     specs.addAll(new RespTableCommands(keyspace, new TableCommands(keyspace)).specs());
@@ -165,12 +172,13 @@ public final class RespCommandExecutor {
   }
 
   /**
-   * The table a plain {@code SET key value} of an authenticated connection goes to through the
-   * event loop's {@link WriteCoalescer}, when that table is already resolved; else null (the request
-   * then runs through {@link #execute}). Counts the request as processed.
+   * The table a plain {@code SET key value} (or one with only an expiry, see
+   * {@link #isCoalescableSet}) of an authenticated connection goes to through the event loop's
+   * {@link WriteCoalescer}, when that table is already resolved; else null (the request then runs
+   * through {@link #execute}). Counts the request as processed.
    */
   Table coalescingTable(RespSession session, RespRequest request) {
-    if (!isPlainSet(request) || !session.authenticated() || session.transaction() != null) {
+    if (!session.authenticated() || session.transaction() != null || !isCoalescableSet(request)) {
       return null;
     }
     Table t = session.cachedTable();
@@ -184,6 +192,32 @@ public final class RespCommandExecutor {
   /** Whether {@code request} is {@code SET key value}, without options. */
   boolean isPlainSet(RespRequest request) {
     return request.spec() == set && request.size() == 3;
+  }
+
+  /**
+   * Whether {@code request} is a SET that writes without reading the key: {@code SET key value},
+   * or {@code SET key value EX|PX|EXAT|PXAT t} with a valid time, whose absolute expiry (from the
+   * store's clock, now) it then carries ({@link RespRequest#putOptions()}). A SET with an invalid
+   * time is not: it runs alone, which answers its error.
+   */
+  private boolean isCoalescableSet(RespRequest request) {
+    if (isPlainSet(request)) {
+      return true;
+    }
+    if (request.spec() != set || request.size() != 5) {
+      return false;
+    }
+    SetOptions options;
+    try {
+      options = RespStringCommands.setOptions(request, expiry.clock().millis());
+    } catch (CommandException e) {
+      return false;
+    }
+    if (!options.isPlain()) {
+      return false;
+    }
+    request.putOptions(options.putOptions());
+    return true;
   }
 
   /**

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.kvstore.PutOptions;
 import org.kvstore.Table;
 import org.kvstore.server.command.WriteCoalescer;
 import org.slf4j.Logger;
@@ -262,6 +263,11 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     @Override
     public byte[] value(int i) {
       return run.get(i).arg(2);
+    }
+
+    @Override
+    public PutOptions options(int i) {
+      return run.get(i).putOptions();
     }
 
     @Override

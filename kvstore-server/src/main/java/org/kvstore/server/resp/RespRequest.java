@@ -3,6 +3,7 @@ package org.kvstore.server.resp;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import org.kvstore.PutOptions;
 
 /**
  * One decoded command: its arguments as raw bytes, the command name first. Produced by
@@ -13,14 +14,15 @@ import java.util.List;
  * <p>The argument arrays are owned by the request (handed over by the decoder, never copied) and
  * go into the store as they are.
  *
- * <p>Thread safety: the arguments are immutable once built; the resolved spec is set once, on the
- * event loop, before the request is handed to any other thread.
+ * <p>Thread safety: the arguments are immutable once built; the resolved spec (and a coalesced
+ * SET's put options) are set on the event loop before the request is handed to any other thread.
  */
 public final class RespRequest {
   private final List<byte[]> args;
   private final String name;
   private RespCommandSpec spec;
   private boolean resolved;
+  private PutOptions putOptions = PutOptions.defaults();
 
   /** A request of {@code args} (at least one); its lower-case name is computed once, here. */
   public RespRequest(List<byte[]> args) {
@@ -68,5 +70,17 @@ public final class RespRequest {
   void resolve(RespCommandSpec s) {
     spec = s;
     resolved = true;
+  }
+
+  /**
+   * The store options of a SET the executor hands to the write coalescer (its absolute expiry, from
+   * its arguments parsed once, when it was coalesced); the defaults for any other request.
+   */
+  PutOptions putOptions() {
+    return putOptions;
+  }
+
+  void putOptions(PutOptions options) {
+    putOptions = options;
   }
 }

@@ -7,11 +7,14 @@ import static org.kvstore.server.resp.RespCommandSpec.WRITE;
 import static org.kvstore.server.resp.RespCommandSpec.command;
 import static org.kvstore.server.resp.RespConnectionCommands.str;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.kvstore.Entry;
 import org.kvstore.Table;
 import org.kvstore.server.command.CommandException;
+import org.kvstore.server.command.ExpiryCommands;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.LongestCommonSubsequence;
 import org.kvstore.server.command.RedisNumbers;
@@ -23,18 +26,19 @@ import org.kvstore.server.command.StringCommands;
  * The RESP string commands: their specs, argument parsing and replies, over the protocol-neutral
  * {@link StringCommands}.
  *
- * <p>Keys never expire: the expiry options of SET are parsed and validated like Redis does, then
- * refused with an error rather than silently ignored.
+ * <p>SET's expiry options are resolved against the store's clock ({@link ExpiryCommands#clock()}).
  *
  * <p>Thread safety: thread-safe.
  */
 final class RespStringCommands {
   private final Keyspace keyspace;
   private final StringCommands strings;
+  private final Clock clock;
 
-  RespStringCommands(Keyspace keyspace, StringCommands strings) {
+  RespStringCommands(Keyspace keyspace, StringCommands strings, Clock clock) {
     this.keyspace = keyspace;
     this.strings = strings;
+    this.clock = clock;
   }
 
   List<RespCommandSpec> specs() {
@@ -178,7 +182,7 @@ final class RespStringCommands {
   // ---- SET ----
 
   private RespMessage set(RespSession s, RespRequest r) {
-    SetOptions options = setOptions(r);
+    SetOptions options = setOptions(r, clock.millis());
     SetResult result = strings.set(t(s), r.arg(1), r.arg(2), options);
     if (options.returnOld()) {
       return RespMessage.bulkOrNull(result.old());
@@ -186,16 +190,25 @@ final class RespStringCommands {
     return result.written() ? RespMessage.OK : RespMessage.NULL;
   }
 
-  /** The options of {@code SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL]}. */
-  static SetOptions setOptions(RespRequest r) {
+  /**
+   * The options of {@code SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL]}, parsed as
+   * Redis' {@code parseExtendedStringArgumentsOrReply} does (options in any order, a repeated one
+   * allowed, the last time winning), the expiry resolved against {@code nowMillis} (the store's
+   * clock) as Redis' {@code getExpireMillisecondsOrReply} does.
+   *
+   * @throws CommandException {@code ERR syntax error}, {@code ERR value is not an integer or out of
+   *     range}, {@code ERR invalid expire time in 'set' command}
+   */
+  static SetOptions setOptions(RespRequest r, long nowMillis) {
     if (r.size() == 3) {
       return SetOptions.PLAIN;
     }
     boolean nx = false;
     boolean xx = false;
     boolean get = false;
-    boolean expiry = false;
     boolean keepTtl = false;
+    String unit = null;
+    byte[] time = null;
     for (int i = 3; i < r.size(); i++) {
       String opt = str(r.arg(i)).toUpperCase(Locale.ROOT);
       boolean hasNext = i + 1 < r.size();
@@ -214,30 +227,29 @@ final class RespStringCommands {
         }
         case "GET" -> get = true;
         case "KEEPTTL" -> {
-          if (expiry) {
+          if (unit != null) {
             throw new CommandException(CommandException.SYNTAX);
           }
           keepTtl = true;
         }
         case "EX", "PX", "EXAT", "PXAT" -> {
-          if (expiry || keepTtl || !hasNext) {
+          if (keepTtl || (unit != null && !unit.equals(opt)) || !hasNext) {
             throw new CommandException(CommandException.SYNTAX);
           }
-          long t = RedisNumbers.parseLong(r.arg(++i));
-          if (t <= 0 || (opt.startsWith("E") && t > Long.MAX_VALUE / 1000)) {
-            throw new CommandException("ERR invalid expire time in 'set' command");
-          }
-          expiry = true;
+          unit = opt;
+          time = r.arg(++i);
         }
         default -> throw new CommandException(CommandException.SYNTAX);
       }
     }
-    if (expiry) {
-      throw new CommandException("ERR expiry (EX, PX, EXAT, PXAT) is not supported: keys never expire");
+    long expireAt = Entry.NO_EXPIRY;
+    if (unit != null) {
+      expireAt = ExpiryCommands.setExpiryTime(
+          time, unit.startsWith("E"), !unit.endsWith("AT"), nowMillis, "set");
     }
     SetOptions.Condition condition = nx ? SetOptions.Condition.IF_ABSENT
         : xx ? SetOptions.Condition.IF_PRESENT : SetOptions.Condition.ALWAYS;
-    return new SetOptions(condition, get);
+    return new SetOptions(condition, get, expireAt, keepTtl);
   }
 
   /** The keys and the values of {@code name key value [key value ...]}. */

@@ -24,9 +24,10 @@ import org.kvstore.server.command.WatchedKeys;
  * <p>Between MULTI and EXEC, commands are checked (existence, arity, {@link RespCommandSpec#NO_MULTI})
  * and queued, each answered {@code +QUEUED}; a refused one makes EXEC answer {@code -EXECABORT} and
  * run nothing. EXEC collects the keys the queued commands name (and the watched keys of the table),
- * locks them all through one {@link Table#update}, checks the watched keys' values, runs the
- * commands in order against a {@link TransactionView} over those keys, and writes what they
- * changed as one batch: the transaction is atomic (all or nothing, also across a crash, and one
+ * locks them all through one {@link Table#updateEntries}, checks the watched keys' versions
+ * ({@link WatchedKeys}) under those locks, runs the commands in order against a
+ * {@link TransactionView} over those entries, and writes what they changed (values and expiries)
+ * as one batch: the transaction is atomic (all or nothing, also across a crash, and one
  * fsync with sync durability) and isolated (no other writer touches its keys meanwhile; readers
  * see it whole or not at all). A command that fails at run time (INCR of a non-integer) gets its
  * error in EXEC's reply and the others still run, as in Redis; if the store refuses the batch
@@ -92,7 +93,7 @@ final class RespTransactionCommands {
           "ERR too many watched keys: a connection watches at most " + settings.maxMultibulk());
     }
     for (int i = 1; i < r.size(); i++) {
-      watched.watch(t, r.arg(i), t.getReadOnly(r.arg(i)));
+      watched.watch(t, r.arg(i), t.getEntry(r.arg(i)));
     }
     return RespMessage.OK;
   }
@@ -119,12 +120,12 @@ final class RespTransactionCommands {
       return new RespMessage.ArrayReply(replies);
     }
     boolean[] conflict = new boolean[1];
-    t.update(keys, current -> {
+    t.updateEntries(keys, current -> {
       if (watched != null && !watched.unchangedOn(t, keys, current)) {
         conflict[0] = true;
         return null;
       }
-      TransactionView view = new TransactionView(t, keys, current);
+      TransactionView view = new TransactionView(t, keyspace.store().options().clock(), keys, current);
       s.transactionView(view);
       try {
         for (QueuedTransaction.Queued q : tx.commands()) {

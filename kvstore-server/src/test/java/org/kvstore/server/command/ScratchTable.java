@@ -12,11 +12,13 @@ import org.kvstore.Durability;
 import org.kvstore.KVStore;
 import org.kvstore.StoreOptions;
 import org.kvstore.Table;
+import org.kvstore.testkit.FakeClock;
 
 /**
  * A table for tests of the command semantics: table 0 of a fresh keyspace on the {@code memory}
  * engine, in a store of its own (durability none) under a temporary folder, opened before each test
- * and closed and deleted after it. Register it with {@code @RegisterExtension}.
+ * and closed and deleted after it. The store's clock is a {@link FakeClock} the test moves (expiry
+ * without sleeping). Register it with {@code @RegisterExtension}.
  *
  * <p>Thread safety: confined to the test's thread.
  */
@@ -24,11 +26,13 @@ final class ScratchTable implements BeforeEachCallback, AfterEachCallback {
   private Path dir;
   private KVStore store;
   private Table table;
+  private FakeClock clock;
 
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dir = Files.createTempDirectory("kvstore-command-test");
-    store = KVStore.open(dir, StoreOptions.builder().durability(Durability.NONE).build());
+    clock = FakeClock.atDefaultStart();
+    store = KVStore.open(dir, StoreOptions.builder().durability(Durability.NONE).clock(clock).build());
     Keyspace keyspace = new Keyspace(store, "memory", 1);
     keyspace.ensureDefaults();
     table = keyspace.indexTable(0);
@@ -42,6 +46,11 @@ final class ScratchTable implements BeforeEachCallback, AfterEachCallback {
         Files.delete(p);
       }
     }
+  }
+
+  /** The store's clock. */
+  FakeClock clock() {
+    return clock;
   }
 
   /** The table of the running test. */

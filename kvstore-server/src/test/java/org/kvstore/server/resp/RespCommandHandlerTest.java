@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Durability;
 import org.kvstore.KVStore;
 import org.kvstore.StoreOptions;
+import org.kvstore.Table;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.ServerSettings;
 import org.kvstore.server.command.WriteCoalescer;
@@ -170,6 +171,36 @@ class RespCommandHandlerTest {
     // then go to the coalescer as one run: two store writes, not one per SET.
     assertThat(executor.putWriter().batches() - writesBefore).isEqualTo(2);
     assertThat(executor.putWriter().puts()).isEqualTo(n);
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void channelRead_pipelineOfSetsWithExpiry_coalescedLikePlainSets_eachWithItsExpiry() {
+    int n = 100;
+    StringBuilder in = new StringBuilder(command("GET", "warm-up")); // resolves the table
+    StringBuilder expected = new StringBuilder("$-1\r\n");
+    for (int i = 0; i < n; i++) {
+      in.append(i % 2 == 0 ? command("SET", "e" + i, "v", "EX", "60") : command("SET", "e" + i, "v", "px", "90000"));
+      expected.append("+OK\r\n");
+    }
+    in.append(command("SET", "bad", "v", "EX", "0")); // not coalesced: it runs alone and answers its error
+    expected.append("-ERR invalid expire time in 'set' command\r\n");
+    long writesBefore = executor.putWriter().batches();
+    EmbeddedChannel ch = channel(null);
+
+    ch.writeInbound(Unpooled.wrappedBuffer(bytes(in.toString())));
+    ch.runPendingTasks();
+
+    assertThat(written(ch)).isEqualTo(expected.toString());
+    assertThat(executor.putWriter().batches() - writesBefore).isEqualTo(2);
+    assertThat(executor.putWriter().puts()).isEqualTo(n);
+    long now = store.options().clock().millis();
+    Table t = store.table(Keyspace.DEFAULT_DB, "0");
+    for (int i = 0; i < n; i++) {
+      long left = t.getEntry(bytes("e" + i)).expiresAt() - now;
+      assertThat(left).as("e%d", i).isBetween(i % 2 == 0 ? 50_000L : 80_000L, i % 2 == 0 ? 60_000L : 90_000L);
+    }
+    assertThat(t.getEntry(bytes("bad"))).isNull();
     ch.finishAndReleaseAll();
   }
 

@@ -6,10 +6,12 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.kvstore.Entry;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.server.command.CommandException;
@@ -57,7 +59,7 @@ class RespErrorsTest {
 
   @Test
   void reply_noSuchTable_errAndMessage_forgetsTheConnectionsTable() {
-    session.select(3, new TransactionView(null, List.of(), new byte[0][]), false);
+    session.select(3, new TransactionView(null, Clock.systemUTC(), List.of(), new Entry[0]), false);
     NoSuchTableException e = new NoSuchTableException("default", "3");
     assertThat(text(RespErrors.reply("set", e, session))).isEqualTo("ERR " + e.getMessage());
     assertThat(session.cachedTable()).isNull();
