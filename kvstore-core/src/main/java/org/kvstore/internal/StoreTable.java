@@ -274,7 +274,8 @@ public final class StoreTable implements Table {
     if (!batch.hasOptions()) {
       writeLocked(stripes, mutations, null);
     } else if (!batch.readsCurrent()) {
-      writeLocked(stripes, null, () -> resolve(batch, mutations, null));
+      // Times to live only: resolved now, written like a plain batch (no wait for quiescence).
+      writeLocked(stripes, resolveWithoutReads(batch, mutations), null);
     } else {
       writeLocked(stripes, null, () -> resolve(batch, mutations, new CurrentEntries()));
     }
@@ -304,6 +305,15 @@ public final class StoreTable implements Table {
       Entry e = engine.getEntry(key);
       read.put(k, e);
       return e;
+    }
+  }
+
+  /** {@link #resolve} of a batch whose options read nothing (times to live, absolute expiries). */
+  private List<Mutation> resolveWithoutReads(WriteBatch batch, List<Mutation> mutations) {
+    try {
+      return resolve(batch, mutations, null);
+    } catch (IOException e) {
+      throw new IllegalStateException("a batch that reads nothing read the store", e);
     }
   }
 
@@ -424,8 +434,8 @@ public final class StoreTable implements Table {
     byte[] v = value.clone();
     int[] stripes = KeySequencer.stripesOf(k);
     if (!options.readsCurrent()) {
-      long version = writeLocked(stripes, null,
-          () -> List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), null))));
+      long version = writeLocked(stripes,
+          List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), null))), null);
       return new WriteResult(true, version, null);
     }
     Entry[] found = new Entry[1];
