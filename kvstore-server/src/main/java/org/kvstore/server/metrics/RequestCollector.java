@@ -45,16 +45,14 @@ final class RequestCollector implements MultiCollector {
             .labels(Labels.of("protocol", protocol, "command", command, "result", "ok")).value(ok).build());
         requests.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
             .labels(Labels.of("protocol", protocol, "command", command, "result", "error")).value(errors).build());
-        long[] cumulative = new long[buckets.length];
         long total = 0;
-        for (int i = 0; i < buckets.length; i++) {
-          total += buckets[i];
-          cumulative[i] = total;
+        for (long b : buckets) {
+          total += b;
         }
         if (total > 0) {
           latency.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
               .labels(Labels.of("protocol", protocol, "command", command))
-              .classicHistogramBuckets(ClassicHistogramBuckets.of(BOUNDS, cumulative))
+              .classicHistogramBuckets(ClassicHistogramBuckets.of(BOUNDS, buckets)) // counts per bucket; cumulated on output
               .sum(sumNanos / 1e9)
               .build());
         }
