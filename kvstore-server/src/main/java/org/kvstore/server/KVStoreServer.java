@@ -290,6 +290,11 @@ public final class KVStoreServer implements AutoCloseable {
     return http == null ? -1 : http.address().getPort();
   }
 
+  /** The HTTP front end, or null when it is off. */
+  public HttpProtocolServer httpServer() {
+    return http;
+  }
+
   /** The server's metrics registry (what GET /metrics serves). */
   public ServerMetrics metrics() {
     return metrics;
