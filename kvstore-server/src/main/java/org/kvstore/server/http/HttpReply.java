@@ -72,9 +72,13 @@ final class HttpReply {
     return this;
   }
 
+  /** The JSON text, with a final newline (so that a terminal shows curl's prompt on a line of its own). */
   private static byte[] write(Object tree) {
     try {
-      return JSON.writeValueAsBytes(tree);
+      byte[] json = JSON.writeValueAsBytes(tree);
+      byte[] out = java.util.Arrays.copyOf(json, json.length + 1);
+      out[json.length] = '\n';
+      return out;
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write JSON", e);
     }
