@@ -53,6 +53,24 @@ class CrossProtocolTest {
     assertThat(http.get("/v1/dbs/default/tables/1/keys/bin%0D%0Akey%00%FF%2F%20%25%2B").statusCode()).isEqualTo(404);
   }
 
+  @org.junit.jupiter.api.Test
+  void httpDropOfIndexTable_respSelectSeesTheNewTable() {
+    try (Jedis j = new Jedis("127.0.0.1", server.respPort())) {
+      j.select(9);
+      j.set("before-drop", "v");
+      assertThat(http.delete("/v1/dbs/default/tables/9").statusCode()).isEqualTo(204);
+      // as after KV.DROP by another connection: one "no such table" reply, then the index table anew
+      try {
+        j.get("before-drop");
+      } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+        assertThat(e.getMessage()).contains("no such table");
+      }
+      assertThat(j.get("before-drop")).isNull();
+      assertThat(j.set("after-drop", "w")).isEqualTo("OK");
+    }
+    assertThat(http.get("/v1/dbs/default/tables/9/keys/after-drop").body()).isEqualTo("w".getBytes());
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {0, 7})
   void httpWrite_respRead_sameBytes(int db) {

@@ -50,6 +50,25 @@ class HttpDocsExamplesTest {
   }
 
   @Test
+  void readmeCurlExample_roundTrips() throws Exception {
+    Assumptions.assumeTrue(ExternalTools.run(dir, 30, "sh", "-c", "command -v curl").exit() == 0, "curl is needed");
+    List<String> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(Path.of("..", "README.md"))) {
+      if (line.startsWith("curl ") && line.contains("localhost:8080")) {
+        lines.add(line);
+      }
+    }
+    assertThat(lines).hasSize(2);
+    try (KVStoreServer s = HttpServers.start(dir.resolve("readme"))) {
+      String script = String.join("\n", lines).replace("localhost:8080", "127.0.0.1:" + s.httpPort());
+      ExternalTools.Result r = ExternalTools.run(dir, 60, "bash", "-e", "-c", script);
+      assertThat(r.exit()).as(r.toString()).isZero();
+      assertThat(r.out()).isEqualTo("Krishna");
+      assertThat(s.store().get("default", "0", "user")).isEqualTo("Krishna".getBytes());
+    }
+  }
+
+  @Test
   void everyExample_answersAsDocumented() throws Exception {
     Assumptions.assumeTrue(ExternalTools.run(dir, 30, "sh", "-c", "command -v curl && command -v redis-cli").exit() == 0,
         "curl and redis-cli are needed (Debian packages curl, redis-tools)");
