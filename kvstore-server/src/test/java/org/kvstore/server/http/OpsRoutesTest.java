@@ -73,7 +73,7 @@ class OpsRoutesTest {
         .contains("kv_keys{db=\"default\",table=\"0\"} 1.0")
         .contains("kv_storage_bytes{db=\"default\",table=\"0\"}")
         .contains("jvm_memory_used_bytes")
-        .contains("jvm_gc_pause_seconds")
+        .contains("jvm_gc_memory_allocated_bytes_total")
         .contains("process_start_time_seconds")
         .endsWith("\n");
   }
