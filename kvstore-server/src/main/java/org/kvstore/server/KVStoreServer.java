@@ -9,24 +9,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.kvstore.KVStore;
 import org.kvstore.KVStoreException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreLockedException;
 import org.kvstore.StoreOptions;
+import org.kvstore.server.http.HttpProtocolServer;
+import org.kvstore.server.metrics.ByteCounter;
+import org.kvstore.server.metrics.ProtocolMetrics;
+import org.kvstore.server.metrics.ServerMetrics;
 import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandExecutor;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.ServerSettings;
 import org.kvstore.server.thrift.ThriftLimits;
-import org.kvstore.server.thrift.ThriftRequestObserver;
+import org.kvstore.server.thrift.ThriftRequestCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * shuts all of it down in order.
  *
  * <pre>
- *   start:  open store ──▶ default table ──▶ worker pool ──▶ event loops ──▶ bind RESP ──▶ log "started"
+ *   start:  open store ──▶ default table ──▶ worker pool ──▶ event loops ──▶ bind RESP, HTTP ──▶ log "started"
  *   close:  stop accepting ──▶ finish running commands (worker pool drains) ──▶ close connections
  *           ──▶ stop event loops ──▶ checkpoint ──▶ close store
  * </pre>
@@ -60,13 +67,17 @@ public final class KVStoreServer implements AutoCloseable {
   private final RespProtocolServer resp;
   /** The Thrift front end, or null when off. */
   private final ThriftProtocolServer thrift;
+  /** The HTTP front end, or null when it is off. */
+  private final HttpProtocolServer http;
+  private final ServerMetrics metrics;
   @GuardedBy("this")
   private boolean closed;
 
   private KVStoreServer(
       ServerConfig config, KVStore store, ThreadPoolExecutor workers, ReadOffload reads,
       NettyTransport transport, List<ProtocolServer> servers, RespCommandExecutor executor,
-      RespProtocolServer resp, ThriftProtocolServer thrift) {
+      RespProtocolServer resp, HttpProtocolServer http, ThriftProtocolServer thrift,
+      ServerMetrics metrics) {
     this.config = config;
     this.store = store;
     this.workers = workers;
@@ -76,6 +87,8 @@ public final class KVStoreServer implements AutoCloseable {
     this.executor = executor;
     this.resp = resp;
     this.thrift = thrift;
+    this.http = http;
+    this.metrics = metrics;
   }
 
   /** The version of this build, from the jar (or "dev"). */
@@ -107,6 +120,7 @@ public final class KVStoreServer implements AutoCloseable {
     ThreadPoolExecutor workers = null;
     ReadOffload reads = null;
     NettyTransport transport = null;
+    ServerMetrics metrics = null;
     List<ProtocolServer> started = new ArrayList<>();
     try {
       String engine;
@@ -127,28 +141,52 @@ public final class KVStoreServer implements AutoCloseable {
         reads = new ReadOffload(config.readHelpers(cores));
       }
       transport = new NettyTransport(config.eventLoops(cores), config.ioSpinMicros());
+      metrics = new ServerMetrics(store);
       RespProtocolServer resp = null;
       if (config.respPort() >= 0) {
+        ByteCounter respBytes = new ByteCounter();
         long budget = config.queryBufferBudget() > 0
             ? config.queryBufferBudget() : Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
         resp = new RespProtocolServer(transport, config.bind(), config.respPort(), executor, workers,
-            reads, new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L);
+            reads, new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L, respBytes);
         resp.start();
         started.add(resp);
+        metrics.add(new ProtocolMetrics("resp", executor.requestCounts(), executor::connectedClients,
+            executor::acceptedConnections, respBytes));
+      }
+      HttpProtocolServer http = null;
+      if (config.httpPort() >= 0) {
+        Map<String, BooleanSupplier> readiness = new LinkedHashMap<>();
+        readiness.put("storage", () -> store.failure() == null);
+        RespProtocolServer respServer = resp;
+        if (respServer != null) {
+          readiness.put("resp", respServer::listening);
+        }
+        http = new HttpProtocolServer(
+            new HttpProtocolServer.Options(config.bind(), config.httpPort(), config.httpCorsOrigin(),
+                config.protoReadTimeoutSeconds() * 1000L, transport.acceptGroup(), transport.ioGroup(),
+                transport.serverChannelClass(), workers),
+            keyspace, settings, metrics, readiness);
+        http.start();
+        started.add(http);
       }
       ThriftProtocolServer thrift = null;
       if (config.thriftPort() >= 0) {
+        ThriftRequestCounter thriftRequests = new ThriftRequestCounter();
         thrift = new ThriftProtocolServer(transport, config.bind(), config.thriftPort(), keyspace,
             ThriftLimits.of(config.thriftMaxFrameBytes(), store.options().maxValueBytes()), config.password(),
-            workers, ThriftRequestObserver.NONE);
+            workers, thriftRequests::served);
         thrift.start();
         started.add(thrift);
+        metrics.add(new ProtocolMetrics("thrift", thriftRequests.counts(), thrift::openConnections,
+            thrift::acceptedConnections, thrift.bytes()));
       }
       int respPort = resp == null ? -1 : resp.address().getPort();
+      int httpPort = http == null ? -1 : http.address().getPort();
       int thriftPort = thrift == null ? -1 : thrift.address().getPort();
-      settings.ports(respPort, config.httpPort(), thriftPort);
-      KVStoreServer server =
-          new KVStoreServer(config, store, workers, reads, transport, started, executor, resp, thrift);
+      settings.ports(respPort, httpPort, thriftPort);
+      KVStoreServer server = new KVStoreServer(
+          config, store, workers, reads, transport, started, executor, resp, http, thrift, metrics);
       server.logStarted(engine, respPort);
       return server;
     } catch (RuntimeException e) {
@@ -157,6 +195,9 @@ public final class KVStoreServer implements AutoCloseable {
       }
       if (transport != null) {
         transport.close();
+      }
+      if (metrics != null) {
+        metrics.close();
       }
       if (workers != null) {
         workers.shutdownNow();
@@ -223,16 +264,13 @@ public final class KVStoreServer implements AutoCloseable {
   private void logStarted(String engine, int respPort) {
     String bind = config.bind();
     String respText = respPort < 0 ? "RESP off" : "RESP on " + bind + ":" + respPort;
-    String http = config.httpPort() < 0 ? "HTTP off" : "HTTP " + config.httpPort() + " not served yet";
+    String httpText = http == null ? "HTTP off" : "HTTP on " + bind + ":" + http.address().getPort();
     String thriftText = thrift == null ? "Thrift off" : "Thrift on " + bind + ":" + thrift.address().getPort();
     LOG.info("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}"
             + " (event loops: {}, read helpers: {})",
         version(), store.directory(), store.engines(), engine,
-        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, http, thriftText, transport.name(),
+        config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, httpText, thriftText, transport.name(),
         transport.eventLoops(), reads == null ? 0 : reads.threads());
-    if (config.httpPort() >= 0) {
-      LOG.info("HTTP port {} is accepted but not served yet (the HTTP front end comes in a later issue)", config.httpPort());
-    }
     if (config.password() == null && !isLoopback(bind)) {
       LOG.warn("listening on non-loopback address {} without a password: anyone who can reach it can read and"
           + " change every table (set --password)", bind);
@@ -265,6 +303,21 @@ public final class KVStoreServer implements AutoCloseable {
   /** The bound Thrift port (the actual one when 0 was configured), or -1 when Thrift is off. */
   public int thriftPort() {
     return thrift == null ? -1 : thrift.address().getPort();
+  }
+
+  /** The bound HTTP port (the actual one when 0 was configured), or -1 when HTTP is off. */
+  public int httpPort() {
+    return http == null ? -1 : http.address().getPort();
+  }
+
+  /** The HTTP front end, or null when it is off. */
+  public HttpProtocolServer httpServer() {
+    return http;
+  }
+
+  /** The server's metrics registry (what GET /metrics serves). */
+  public ServerMetrics metrics() {
+    return metrics;
   }
 
   public int respPort() {
@@ -312,6 +365,7 @@ public final class KVStoreServer implements AutoCloseable {
       s.closeConnections();
     }
     transport.close();
+    metrics.close();
     KVStoreException failure = null;
     try {
       if (store.failure() == null) {

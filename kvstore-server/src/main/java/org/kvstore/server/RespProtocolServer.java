@@ -14,6 +14,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
+import org.kvstore.server.metrics.ByteCounter;
 import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandHandler;
@@ -47,12 +48,13 @@ final class RespProtocolServer implements ProtocolServer {
   private final ReadOffload reads;
   private final QueryBufferBudget budget;
   private final long readTimeoutMillis;
+  private final ByteCounter bytes;
   private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
-  private Channel serverChannel;
+  private volatile Channel serverChannel;
 
   RespProtocolServer(
       NettyTransport transport, String bind, int port, RespCommandExecutor sessions, Executor workers,
-      ReadOffload reads, QueryBufferBudget budget, long readTimeoutMillis) {
+      ReadOffload reads, QueryBufferBudget budget, long readTimeoutMillis, ByteCounter bytes) {
     this.transport = transport;
     this.bind = bind;
     this.port = port;
@@ -62,6 +64,7 @@ final class RespProtocolServer implements ProtocolServer {
     this.reads = reads;
     this.budget = budget;
     this.readTimeoutMillis = readTimeoutMillis;
+    this.bytes = bytes;
   }
 
   /** The budget of incomplete requests' bytes (for tests and INFO). */
@@ -96,6 +99,7 @@ final class RespProtocolServer implements ProtocolServer {
               return;
             }
             connections.add(ch);
+            ch.pipeline().addLast("bytes", bytes);
             ch.pipeline().addLast("resp-decoder",
                 new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
                     budget, readTimeoutMillis));
@@ -123,6 +127,12 @@ final class RespProtocolServer implements ProtocolServer {
       }
     }
     return false;
+  }
+
+  /** Whether it accepts connections (for /ready). */
+  boolean listening() {
+    Channel c = serverChannel;
+    return c != null && c.isActive();
   }
 
   @Override

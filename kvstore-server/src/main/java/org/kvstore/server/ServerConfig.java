@@ -42,8 +42,8 @@ public final class ServerConfig {
   /** Redis protocol port: 0 any free port, -1 off. */
   public static final Setting<Integer> RESP_PORT = port("resp-port", 6379,
       "Redis protocol port; 0 = any free port, -1 = off");
-  /** HTTP port (accepted; not served yet): 0 any, -1 off. */
-  public static final Setting<Integer> HTTP_PORT = port("http-port", 8080, "HTTP port, not served yet; -1 = off");
+  /** HTTP REST port (docs/http.md): 0 any, -1 off. */
+  public static final Setting<Integer> HTTP_PORT = port("http-port", 8080, "HTTP REST port; 0 = any free port, -1 = off");
   /** Thrift port (framed or not, binary or compact, on the one port): 0 any, -1 off. */
   public static final Setting<Integer> THRIFT_PORT = port("thrift-port", 9090,
       "Thrift port (framed or unframed, binary or compact); 0 = any free port, -1 = off");
@@ -58,6 +58,10 @@ public final class ServerConfig {
   /** The password clients must give with AUTH / HELLO AUTH, or null for none. */
   public static final Setting<String> PASSWORD = Setting.secret("password", "PASSWORD",
       "require AUTH with this password");
+  /** The origin browsers may call the HTTP API from (CORS), {@code *} for any, or null: CORS off. */
+  public static final Setting<String> HTTP_CORS_ORIGIN = Setting.of("http-cors-origin", "ORIGIN", null, "none",
+      "origin allowed to call the HTTP API from a browser (CORS), e.g. https://app.example.com, or *",
+      s -> s.isEmpty() ? null : s, s -> s, s -> s == null || !s.isBlank() ? null : "must not be blank");
   /** Root log level. */
   public static final Setting<String> LOG_LEVEL = Setting.of("log-level", "LEVEL", "info",
       "root log level: " + String.join(", ", LOG_LEVELS), Setting::lower, s -> s,
@@ -131,7 +135,8 @@ public final class ServerConfig {
 
   /** Every setting, in the order of {@code --help} and docs/server.md. */
   public static final List<Setting<?>> SETTINGS = List.of(
-      DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, LOG_LEVEL,
+      DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, HTTP_CORS_ORIGIN,
+      LOG_LEVEL,
       PROTO_MAX_BULK_LEN, PROTO_MAX_MULTIBULK_LEN, DATABASES, MAX_CLIENTS, WORKER_THREADS, IO_THREADS,
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE);
@@ -192,6 +197,11 @@ public final class ServerConfig {
   /** The password clients must give with AUTH / HELLO AUTH, or null for none. */
   public String password() {
     return get(PASSWORD);
+  }
+
+  /** The CORS origin of the HTTP API, or null when CORS is off. */
+  public String httpCorsOrigin() {
+    return get(HTTP_CORS_ORIGIN);
   }
 
   public String logLevel() {

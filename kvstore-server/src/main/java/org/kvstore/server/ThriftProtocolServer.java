@@ -41,6 +41,8 @@ final class ThriftProtocolServer implements ProtocolServer {
   private final Executor workers;
   private final ThriftRequestObserver observer;
   private final ChannelGroup connections = new DefaultChannelGroup("thrift", GlobalEventExecutor.INSTANCE);
+  private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
+  private final org.kvstore.server.metrics.ByteCounter bytes = new org.kvstore.server.metrics.ByteCounter();
   private Channel serverChannel;
 
   ThriftProtocolServer(NettyTransport transport, String bind, int port, Keyspace keyspace, ThriftLimits limits,
@@ -60,6 +62,21 @@ final class ThriftProtocolServer implements ProtocolServer {
     return "Thrift";
   }
 
+  /** Connections open now. */
+  public long openConnections() {
+    return connections.size();
+  }
+
+  /** Connections accepted since start. */
+  public long acceptedConnections() {
+    return accepted.get();
+  }
+
+  /** The bytes its connections read and wrote. */
+  public org.kvstore.server.metrics.ByteCounter bytes() {
+    return bytes;
+  }
+
   @Override
   public void start() {
     ServerBootstrap b = new ServerBootstrap()
@@ -74,6 +91,8 @@ final class ThriftProtocolServer implements ProtocolServer {
           @Override
           protected void initChannel(SocketChannel ch) {
             connections.add(ch);
+            accepted.incrementAndGet();
+            ch.pipeline().addLast("bytes", bytes);
             ch.pipeline().addLast("thrift-decoder", new ThriftMessageDecoder(limits.maxMessageBytes()));
             ch.pipeline().addLast("thrift-handler", new ThriftConnectionHandler(
                 new ThriftKvService(keyspace, limits, passwordDigest), workers, observer, limits.maxMessageBytes()));

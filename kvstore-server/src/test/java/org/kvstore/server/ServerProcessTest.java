@@ -49,7 +49,7 @@ class ServerProcessTest {
       String line = p.stdout().stream().filter(l -> l.contains(" started: ")).findFirst().orElseThrow();
       assertThat(line).contains("kvstore-server ").contains("data dir " + dir.resolve("d"))
           .contains("engines [").contains("RESP on 127.0.0.1:" + port)
-          .contains("HTTP 0 not served yet").contains("Thrift on 127.0.0.1:");
+          .contains("HTTP on 127.0.0.1:").contains("Thrift on 127.0.0.1:");
       try (Jedis j = new Jedis("127.0.0.1", port)) {
         assertThat(j.ping()).isEqualTo("PONG");
       }

@@ -97,6 +97,16 @@ public final class RespCommandExecutor {
     return clients.connected();
   }
 
+  /** The per-command request counters, for {@code /metrics}. */
+  public org.kvstore.server.metrics.RequestCounts requestCounts() {
+    return stats;
+  }
+
+  /** RESP connections accepted since start, for {@code /metrics}. */
+  public long acceptedConnections() {
+    return clients.totalConnections();
+  }
+
   /** The writer of every plain SET (the coalescers hand their groups to it). */
   public PutWriter putWriter() {
     return writer;

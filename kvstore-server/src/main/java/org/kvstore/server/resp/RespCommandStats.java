@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.LongAdder;
+import org.kvstore.server.metrics.LatencyBuckets;
+import org.kvstore.server.metrics.RequestCounts;
 
 /**
  * The counters behind {@code INFO commandstats}, {@code INFO errorstats} and
@@ -35,7 +37,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread safety: thread-safe. {@link #reset} races with concurrent counting as
  * {@link LongAdder#reset} does: a count made during it may survive it.
  */
-final class RespCommandStats {
+final class RespCommandStats implements RequestCounts {
   static final int MAX_ERROR_CODES = 128;
   /** Redis looks for the end of the code in the first 32 bytes of the reply, its '-' included. */
   private static final int MAX_CODE_SEARCH = 31;
@@ -48,6 +50,8 @@ final class RespCommandStats {
   private final LongAdder[] nanos;
   private final LongAdder[] failed;
   private final LongAdder[] rejected;
+  /** By slot, calls by latency bucket ({@link LatencyBuckets}) for {@code /metrics}. */
+  private final LongAdder[][] latency;
   private final Map<String, LongAdder> errors = new ConcurrentSkipListMap<>();
   private final LongAdder errorReplies = new LongAdder();
 
@@ -76,6 +80,10 @@ final class RespCommandStats {
     nanos = adders(n);
     failed = adders(n);
     rejected = adders(n);
+    latency = new LongAdder[n][];
+    for (int i = 0; i < n; i++) {
+      latency[i] = adders(LatencyBuckets.COUNT);
+    }
   }
 
   private static LongAdder[] adders(int n) {
@@ -105,6 +113,7 @@ final class RespCommandStats {
     if (slot >= 0) {
       calls[slot].add(n);
       nanos[slot].add(elapsedNanos);
+      latency[slot][LatencyBuckets.index(n == 1 ? elapsedNanos : elapsedNanos / n)].add(n);
     }
   }
 
@@ -185,6 +194,28 @@ final class RespCommandStats {
     return sb.toString();
   }
 
+  /**
+   * For {@code /metrics}: per command that was called, failed or rejected, its successes (calls
+   * that did not fail), its errors (failed and rejected calls) and its calls' latencies.
+   * {@code CONFIG RESETSTAT} resets these too; Prometheus reads that as a counter restart.
+   */
+  @Override
+  public void visit(RequestCounts.Visitor visitor) {
+    for (int i = 0; i < names.size(); i++) {
+      long c = calls[i].sum();
+      long f = failed[i].sum();
+      long r = rejected[i].sum();
+      if (c == 0 && f == 0 && r == 0) {
+        continue;
+      }
+      long[] b = new long[LatencyBuckets.COUNT];
+      for (int j = 0; j < b.length; j++) {
+        b[j] = latency[i][j].sum();
+      }
+      visitor.command(names.get(i), Math.max(0, c - f), f + r, b, nanos[i].sum());
+    }
+  }
+
   /** CONFIG RESETSTAT: every counter to zero, the error codes forgotten. */
   void reset() {
     for (int i = 0; i < calls.length; i++) {
@@ -192,6 +223,9 @@ final class RespCommandStats {
       nanos[i].reset();
       failed[i].reset();
       rejected[i].reset();
+      for (LongAdder b : latency[i]) {
+        b.reset();
+      }
     }
     errors.clear();
     errorReplies.reset();

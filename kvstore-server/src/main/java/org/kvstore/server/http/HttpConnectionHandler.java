@@ -1,0 +1,142 @@
+package org.kvstore.server.http;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * One connection's requests, answered one at a time in order (HTTP/1.1 pipelining keeps its
+ * order): a request runs on the event loop when it cannot block, else on a worker, and the next
+ * one starts once its response is written. While a connection has a backlog of pipelined requests
+ * it stops reading (back-pressure).
+ *
+ * <p>Thread safety: confined to the connection's event loop (worker results come back through it).
+ */
+final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
+  /** Pipelined requests a connection may queue before the server stops reading from it. */
+  private static final int MAX_QUEUED = 16;
+
+  private final HttpService service;
+  private final Executor workers;
+  private final ArrayDeque<HttpService.Call> queue = new ArrayDeque<>();
+  private boolean busy;
+  private boolean closed;
+
+  HttpConnectionHandler(HttpService service, Executor workers) {
+    this.service = service;
+    this.workers = workers;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof FullHttpRequest request)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    DecoderResult result = request.decoderResult();
+    if (result.isFailure()) {
+      rejectMalformed(ctx, request, result.cause());
+      return;
+    }
+    queue.add(new HttpService.Call(request, System.nanoTime()));
+    if (queue.size() >= MAX_QUEUED) {
+      ctx.channel().config().setAutoRead(false);
+    }
+    if (!busy) {
+      next(ctx);
+    }
+  }
+
+  private void rejectMalformed(ChannelHandlerContext ctx, FullHttpRequest request, Throwable cause) {
+    HttpProblem p;
+    if (cause instanceof TooLongHttpLineException) {
+      p = new HttpProblem(ProblemCode.KEY_TOO_LARGE,
+          "the request line is too long (a key in the path is at most max-key-bytes; use POST .../keys:get or .../batch for longer keys)");
+    } else if (cause instanceof TooLongHttpHeaderException) {
+      p = new HttpProblem(ProblemCode.HEADERS_TOO_LARGE, "the request headers are too large");
+    } else if (cause instanceof TooLongFrameException) {
+      p = new HttpProblem(ProblemCode.INVALID_ARGUMENT, "malformed request: " + cause.getMessage());
+    } else {
+      p = HttpProblem.invalid("malformed HTTP request: " + cause.getMessage());
+    }
+    FullHttpResponse response = service.problemResponse(p, null);
+    request.release();
+    closed = true;
+    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private void next(ChannelHandlerContext ctx) {
+    HttpService.Call call = queue.poll();
+    if (call == null) {
+      busy = false;
+      ctx.channel().config().setAutoRead(true);
+      return;
+    }
+    busy = true;
+    service.prepare(call);
+    if (!call.offload) {
+      service.run(call);
+      finish(ctx, call);
+      return;
+    }
+    try {
+      workers.execute(() -> {
+        service.run(call);
+        ctx.channel().eventLoop().execute(() -> finish(ctx, call));
+      });
+    } catch (RejectedExecutionException shuttingDown) {
+      call.reply = HttpReply.problem(new HttpProblem(ProblemCode.NOT_READY, "the server is shutting down"));
+      finish(ctx, call);
+    }
+  }
+
+  private void finish(ChannelHandlerContext ctx, HttpService.Call call) {
+    FullHttpRequest request = call.request;
+    boolean keepAlive = HttpUtil.isKeepAlive(request) && !closed;
+    FullHttpResponse response = service.respond(call, keepAlive);
+    request.release();
+    if (!ctx.channel().isActive()) {
+      response.release();
+      releaseQueued();
+      return;
+    }
+    if (!keepAlive) {
+      closed = true;
+      releaseQueued();
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    ctx.writeAndFlush(response);
+    next(ctx);
+  }
+
+  private void releaseQueued() {
+    for (HttpService.Call c; (c = queue.poll()) != null; ) {
+      c.request.release();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closed = true;
+    if (!busy) {
+      releaseQueued();
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+}

@@ -1,0 +1,57 @@
+package org.kvstore.server.metrics;
+
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.kvstore.KVStore;
+
+/**
+ * The one metrics registry of the server process, exposed at {@code GET /metrics} in the
+ * Prometheus text format (exposition 0.0.4). Micrometer's Prometheus registry supplies the JVM
+ * series (memory, GC pauses, threads, class loading, CPU, uptime and
+ * {@code process_start_time_seconds}); the server's own series are collectors that read the
+ * counters the front ends and the store already keep, when scraped, so no request pays for a
+ * registry lookup ({@link RequestCollector}, {@link StoreCollector}).
+ *
+ * <p>Thread safety: thread-safe.
+ */
+public final class ServerMetrics implements AutoCloseable {
+  /** The content type of {@link #scrape()}. */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final RequestCollector requests = new RequestCollector();
+  private final JvmGcMetrics gc = new JvmGcMetrics();
+
+  public ServerMetrics(KVStore store) {
+    new JvmMemoryMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    registry.getPrometheusRegistry().register(requests);
+    registry.getPrometheusRegistry().register(new StoreCollector(store));
+  }
+
+  /** Adds a protocol front end's series. */
+  public void add(ProtocolMetrics protocol) {
+    requests.add(protocol);
+  }
+
+  /** Every series, in the Prometheus text format 0.0.4. */
+  public String scrape() {
+    return registry.scrape(CONTENT_TYPE);
+  }
+
+  @Override
+  public void close() {
+    gc.close();
+    registry.close();
+  }
+}
