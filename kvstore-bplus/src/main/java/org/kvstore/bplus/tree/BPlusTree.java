@@ -892,7 +892,8 @@ public final class BPlusTree {
    * <p>Why this is safe for readers: the structure epoch is raised first and last (cursors then
    * re-seek from the root instead of following a sibling link, see {@link TreeCursor}); the root is
    * rewritten under its write latch, so optimistic readers that read the old root retry; the old
-   * nodes are freed parents before children, each after taking its write latch, so a latched
+   * nodes are freed parents before children, each after its frame's write latch was taken (by
+   * {@link BufferPool#discard}, when resident), so a latched
    * reader (which holds a parent until it has latched the child) has left a node before it is
    * freed, and no reader can reach a freed node through a parent any more.
    */
@@ -944,10 +945,8 @@ public final class BPlusTree {
         root.markDirty();
       }
       for (long id : nodes) {
-        if (pool.peek(id) != null) {
-          // Waits for a latched reader still inside the node; none can enter it afterwards.
-          pool.fetch(id).latchExclusive().close();
-        }
+        // discard() takes the frame's write latch when the node is resident, so it waits for a
+        // latched reader still inside; none can enter afterwards (its parent is gone already).
         pool.discard(id);
         file.freePage(id);
       }
