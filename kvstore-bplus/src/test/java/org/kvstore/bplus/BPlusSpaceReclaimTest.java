@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
@@ -123,6 +124,54 @@ class BPlusSpaceReclaimTest {
       CheckpointCrashTest.assertEqual(CheckpointCrashTest.scan(t), model);
       assertThat(t.get(key(97 * 3))).isEqualTo(value(key(97 * 3), 3));
       assertThat(t.get(key(1))).isNull();
+    }
+  }
+
+  @Test
+  void overflowValuesReplaced_checkpoint_movesLivePagesDownAndShrinks() throws Exception {
+    TableHarness h = harness(dir);
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    Random rnd = new Random(Seeds.seed("BPlusSpaceReclaimTest.move"));
+    long before;
+    try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
+      for (int i = 0; i < 3_000; i++) { // leaves spread among overflow pages across the file
+        byte[] k = key(i);
+        byte[] v = new byte[i % 4 == 0 ? 7_000 : 30];
+        rnd.nextBytes(v);
+        t.put(k, v, 0, 0);
+        model.put(k, v);
+      }
+      h.lsn.set(1);
+      t.flush();
+      before = Files.size(dir.resolve(BPlusTable.FILE_NAME));
+      for (int i = 0; i < 3_000; i += 4) { // frees the chains: most of the file
+        byte[] k = key(i);
+        byte[] v = new byte[30];
+        rnd.nextBytes(v);
+        t.put(k, v, 0, 0);
+        model.put(k, v);
+      }
+      h.lsn.set(2);
+      long live = t.stats().details().get("pages");
+      long bound = (3 * live + 40) * 4096;
+      int checkpoints = 0;
+      do { // each checkpoint moves at most a quarter of the buffer pool's pages
+        t.flush();
+        checkpoints++;
+        t.tree().checkInvariants();
+        CheckpointCrashTest.assertEqual(CheckpointCrashTest.scan(t), model);
+      } while (Files.size(dir.resolve(BPlusTable.FILE_NAME)) > bound && checkpoints < 10);
+      assertThat(Files.size(dir.resolve(BPlusTable.FILE_NAME)))
+          .as("file of %s live pages, %s bytes before, after %s checkpoints", live, before,
+              checkpoints)
+          .isLessThanOrEqualTo(bound);
+    }
+    try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
+      t.tree().checkInvariants();
+      CheckpointCrashTest.assertEqual(CheckpointCrashTest.scan(t), model);
+      for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+        assertThat(t.get(e.getKey())).isEqualTo(e.getValue());
+      }
     }
   }
 

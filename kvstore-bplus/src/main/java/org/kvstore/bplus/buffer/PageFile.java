@@ -24,7 +24,7 @@ import org.kvstore.io.StorageFile;
  * fresh free slot otherwise. So whatever a crash interrupts, the slots the durable meta page
  * references still hold the checkpoint's images. A fresh slot is the lowest free one, so pages
  * rewritten at a checkpoint move towards the file's start, and once a checkpoint is durable the
- * free tail of the file is cut ({@link #checkpointDone}).
+ * free tail of the file is cut ({@link #truncateFreeTail}).
  *
  * <p>Thread safety: thread-safe. The maps are guarded by {@code this}; I/O runs outside the lock,
  * except the rare truncation of the file's free tail, which must not race with handing out a slot.
@@ -386,7 +386,7 @@ public final class PageFile implements AutoCloseable {
    * twice its compact length, those whose durable image sits at or above the compact end (at most
    * {@code max} of them). Rewriting a page moves it to the lowest free slot (see {@link
    * #writePage}); a checkpoint writes its page table there too; once that checkpoint is durable,
-   * {@link #checkpointDone} cuts the freed tail.
+   * {@link #truncateFreeTail} cuts the freed tail.
    */
   public synchronized long[] relocationCandidates(int max) {
     long end = compactEndLocked();
