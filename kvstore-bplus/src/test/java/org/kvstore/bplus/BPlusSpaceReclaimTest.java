@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Cursor;
+import org.kvstore.bplus.page.MetaPage;
 import org.kvstore.io.FaultInjectingFileSystem;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.testkit.Seeds;
@@ -65,6 +66,20 @@ class BPlusSpaceReclaimTest {
     return new TableHarness(d).with("page.size", "4KiB").with("buffer.size", "256KiB");
   }
 
+  /** The meta page with the higher checkpoint sequence (4 KiB pages). */
+  private static MetaPage newestMeta(Path file) throws IOException {
+    byte[] all = Files.readAllBytes(file);
+    MetaPage best = null;
+    for (int slot = 0; slot < 2; slot++) {
+      MetaPage m = MetaPage.decodeFrom(
+          Arrays.copyOfRange(all, slot * 4096, (slot + 1) * 4096), file, slot);
+      if (best == null || m.checkpointSeq() > best.checkpointSeq()) {
+        best = m;
+      }
+    }
+    return best;
+  }
+
   private static void load(BPlusTable t, TreeMap<byte[], byte[]> model, int round)
       throws IOException {
     for (int i = 0; i < KEYS; i++) {
@@ -107,6 +122,8 @@ class BPlusSpaceReclaimTest {
       assertThat(t.tree().height()).isEqualTo(1);
       assertThat(t.stats().details().get("pages")).isEqualTo(1L);
       assertThat(Files.size(dir.resolve(BPlusTable.FILE_NAME))).isLessThanOrEqualTo(peak / 20);
+      assertThat(newestMeta(dir.resolve(BPlusTable.FILE_NAME)).logicalPages())
+          .as("the page table of the collapsed tree names the root only").isEqualTo(2);
       assertThat(CheckpointCrashTest.scan(t)).isEmpty();
 
       for (int i = 0; i < KEYS; i += 3) { // the collapsed tree grows again

@@ -32,6 +32,9 @@ import org.kvstore.io.StorageFile;
  * thread can pin it, and the checkpointer only while writers are paused.
  */
 public final class PageFile implements AutoCloseable {
+  /** The root's logical id, which is never free. */
+  private static final long ROOT_ID = 1;
+
   private final StorageFile file;
   private final int pageSize;
 
@@ -300,6 +303,7 @@ public final class PageFile implements AutoCloseable {
    */
   public synchronized long[] snapshotForCheckpoint() {
     changes = 0;
+    trimFreeIdTailLocked();
     long[] snap = Arrays.copyOf(table, (int) logicalPages);
     for (int i = 1; i < snap.length; i++) {
       if (snap[i] != 0) {
@@ -307,6 +311,41 @@ public final class PageFile implements AutoCloseable {
       }
     }
     return snap;
+  }
+
+  /**
+   * Shortens the page table when its last logical ids are all free (after a collapse, most are),
+   * so the checkpoint writes fewer PAGE_TABLE pages: the ids are handed out again from the end.
+   * Leaves it as it is if one of them is allocated but not written yet (never the case when every
+   * dirty page was written, but cheap to check).
+   */
+  @GuardedBy("this")
+  private void trimFreeIdTailLocked() {
+    assert Thread.holdsLock(this);
+    long n = logicalPages;
+    while (n > ROOT_ID + 1 && table[(int) (n - 1)] == 0) {
+      n--;
+    }
+    if (n == logicalPages) {
+      return;
+    }
+    int kept = 0;
+    for (int i = 0; i < freeIdCount; i++) {
+      if (freeIds[i] < n) {
+        kept++;
+      }
+    }
+    if (freeIdCount - kept != logicalPages - n) {
+      return; // an id in the tail is allocated but has no slot yet
+    }
+    int w = 0;
+    for (int i = 0; i < freeIdCount; i++) {
+      if (freeIds[i] < n) {
+        freeIds[w++] = freeIds[i];
+      }
+    }
+    freeIdCount = w;
+    logicalPages = n;
   }
 
   /** Step 3: writes the page table {@code snap} into fresh slots; returns them (head first). */
