@@ -8,11 +8,14 @@ import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.page.MetaPage;
 import org.kvstore.bplus.tree.BPlusTree;
 import org.kvstore.bplus.tree.CheckpointGate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checkpoints the page file (docs/format/bplus.md section 4): freeze writers, read the apply
- * watermark, write dirty pages, copy the page table, thaw; then write the page table, fsync, write
- * the meta page, fsync.
+ * watermark, write dirty pages (collapsing an emptied tree and moving pages down in a mostly free
+ * file first), copy the page table, thaw; then write the page table, fsync, write the meta page,
+ * fsync, and cut the file's free tail.
  *
  * <p>Errors are latched: after a failed checkpoint (a failed fsync may have dropped dirty pages
  * from the OS cache) every later one fails, and reopening recovers.
@@ -20,6 +23,7 @@ import org.kvstore.bplus.tree.CheckpointGate;
  * <p>Thread safety: thread-safe; checkpoints run one at a time.
  */
 final class PageFileCheckpointer {
+  private static final Logger LOG = LoggerFactory.getLogger(PageFileCheckpointer.class);
   private final PageFile file;
   private final BufferPool pool;
   private final BPlusTree tree;
@@ -58,46 +62,80 @@ final class PageFileCheckpointer {
     }
   }
 
-  /** Runs one checkpoint; returns its LSN. */
+  /**
+   * Runs one checkpoint; returns its LSN. When that checkpoint leaves live pages or its page table
+   * in a mostly free file's tail, runs a second one right away, which moves them down so the tail
+   * can be cut (the first could not: the slots below were still the previous checkpoint's).
+   */
   long checkpoint() throws IOException {
     synchronized (checkpointLock) {
-      if (failure != null) {
-        throw new IOException("an earlier checkpoint of " + file.path() + " failed", failure);
+      long lsn = checkpointLocked();
+      if (file.tailMovable()) {
+        lsn = checkpointLocked();
       }
+      return lsn;
+    }
+  }
+
+  /** The most pages one checkpoint rewrites to move them down in the file. */
+  private int relocationBudget() {
+    return Math.max(1, pool.capacity() / 4);
+  }
+
+  @GuardedBy("checkpointLock")
+  private long checkpointLocked() throws IOException {
+    assert Thread.holdsLock(checkpointLock);
+    if (failure != null) {
+      throw new IOException("an earlier checkpoint of " + file.path() + " failed", failure);
+    }
+    try {
+      long lsn;
+      long[] snapshot;
+      int height;
+      long entries;
+      long nextChainId;
+      gate.freeze();
       try {
-        long lsn;
-        long[] snapshot;
-        int height;
-        long entries;
-        long nextChainId;
-        gate.freeze();
-        try {
-          lsn = appliedLsn.getAsLong();
+        lsn = appliedLsn.getAsLong();
+        pool.writeBackAll();
+        if (tree.collapseIfEmpty()) {
           pool.writeBackAll();
-          if (file.changesSinceSnapshot() == 0 && lsn == persistedLsn && checkpointSeq > 0) {
-            return lsn; // nothing changed since the last checkpoint
-          }
-          snapshot = file.snapshotForCheckpoint();
-          height = tree.height();
-          entries = tree.entryCount();
-          nextChainId = tree.nextChainId();
-        } finally {
-          gate.thaw();
         }
-        long[] ptSlots = file.writePageTable(snapshot);
-        MetaPage meta =
-            new MetaPage(
-                file.pageSize(), checkpointSeq + 1, lsn, BPlusTree.ROOT_ID, height, entries,
-                snapshot.length, ptSlots.length == 0 ? 0 : ptSlots[0], nextChainId);
-        file.writeMeta(meta);
-        checkpointSeq = meta.checkpointSeq();
-        persistedLsn = lsn;
-        file.checkpointDone(snapshot, ptSlots);
-        return lsn;
-      } catch (IOException e) {
-        failure = e;
-        throw e;
+        long[] relocate = file.relocationCandidates(relocationBudget());
+        if (relocate.length > 0) {
+          pool.rewrite(relocate);
+          pool.writeBackAll();
+        }
+        if (file.changesSinceSnapshot() == 0 && lsn == persistedLsn && checkpointSeq > 0
+            && !file.tailMovable()) {
+          return lsn; // nothing changed since the last checkpoint
+        }
+        snapshot = file.snapshotForCheckpoint();
+        height = tree.height();
+        entries = tree.entryCount();
+        nextChainId = tree.nextChainId();
+      } finally {
+        gate.thaw();
       }
+      long[] ptSlots = file.writePageTable(snapshot);
+      MetaPage meta =
+          new MetaPage(
+              file.pageSize(), checkpointSeq + 1, lsn, BPlusTree.ROOT_ID, height, entries,
+              snapshot.length, ptSlots.length == 0 ? 0 : ptSlots[0], nextChainId);
+      file.writeMeta(meta);
+      checkpointSeq = meta.checkpointSeq();
+      persistedLsn = lsn;
+      file.checkpointDone(snapshot, ptSlots);
+      try {
+        file.truncateFreeTail();
+      } catch (IOException e) {
+        // The checkpoint is durable and the longer file is valid: a later checkpoint retries.
+        LOG.warn("could not cut the free tail of {}: {}", file.path(), e.toString());
+      }
+      return lsn;
+    } catch (IOException e) {
+      failure = e;
+      throw e;
     }
   }
 }

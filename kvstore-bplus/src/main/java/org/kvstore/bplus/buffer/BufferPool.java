@@ -336,6 +336,20 @@ public final class BufferPool {
   }
 
   /**
+   * Marks the pages {@code ids} dirty without changing them, so that the next write-back writes
+   * them again (into the lowest free slot when their slot is protected: that is how a checkpoint
+   * moves pages down in the file). REQUIRES: writers paused (they stay dirty until written back),
+   * and room in the pool for them.
+   */
+  public void rewrite(long[] ids) throws IOException {
+    for (long id : ids) {
+      try (PinnedPage p = fetch(id).latchExclusive()) {
+        p.markDirty();
+      }
+    }
+  }
+
+  /**
    * Writes every dirty page back. REQUIRES: writers paused (a checkpoint's freeze step), so pages
    * do not change meanwhile. Returns the number of pages written.
    */

@@ -22,13 +22,19 @@ import org.kvstore.io.StorageFile;
  * <em>protected</em> and is never written. {@link #writePage} writes a logical page into its current
  * slot when that slot is unprotected (it was first written after the last checkpoint), and into a
  * fresh free slot otherwise. So whatever a crash interrupts, the slots the durable meta page
- * references still hold the checkpoint's images.
+ * references still hold the checkpoint's images. A fresh slot is the lowest free one, so pages
+ * rewritten at a checkpoint move towards the file's start, and once a checkpoint is durable the
+ * free tail of the file is cut ({@link #truncateFreeTail}).
  *
- * <p>Thread safety: thread-safe. The maps are guarded by {@code this}; I/O runs outside the lock.
+ * <p>Thread safety: thread-safe. The maps are guarded by {@code this}; I/O runs outside the lock,
+ * except the rare truncation of the file's free tail, which must not race with handing out a slot.
  * Writes of one logical page never race: the buffer pool writes a frame back only while no other
  * thread can pin it, and the checkpointer only while writers are paused.
  */
 public final class PageFile implements AutoCloseable {
+  /** The root's logical id, which is never free. */
+  private static final long ROOT_ID = 1;
+
   private final StorageFile file;
   private final int pageSize;
 
@@ -297,6 +303,7 @@ public final class PageFile implements AutoCloseable {
    */
   public synchronized long[] snapshotForCheckpoint() {
     changes = 0;
+    trimFreeIdTailLocked();
     long[] snap = Arrays.copyOf(table, (int) logicalPages);
     for (int i = 1; i < snap.length; i++) {
       if (snap[i] != 0) {
@@ -304,6 +311,41 @@ public final class PageFile implements AutoCloseable {
       }
     }
     return snap;
+  }
+
+  /**
+   * Shortens the page table when its last logical ids are all free (after a collapse, most are),
+   * so the checkpoint writes fewer PAGE_TABLE pages: the ids are handed out again from the end.
+   * Leaves it as it is if one of them is allocated but not written yet (never the case when every
+   * dirty page was written, but cheap to check).
+   */
+  @GuardedBy("this")
+  private void trimFreeIdTailLocked() {
+    assert Thread.holdsLock(this);
+    long n = logicalPages;
+    while (n > ROOT_ID + 1 && table[(int) (n - 1)] == 0) {
+      n--;
+    }
+    if (n == logicalPages) {
+      return;
+    }
+    int kept = 0;
+    for (int i = 0; i < freeIdCount; i++) {
+      if (freeIds[i] < n) {
+        kept++;
+      }
+    }
+    if (freeIdCount - kept != logicalPages - n) {
+      return; // an id in the tail is allocated but has no slot yet
+    }
+    int w = 0;
+    for (int i = 0; i < freeIdCount; i++) {
+      if (freeIds[i] < n) {
+        freeIds[w++] = freeIds[i];
+      }
+    }
+    freeIdCount = w;
+    logicalPages = n;
   }
 
   /** Step 3: writes the page table {@code snap} into fresh slots; returns them (head first). */
@@ -340,6 +382,83 @@ public final class PageFile implements AutoCloseable {
   /** Step 6: the new checkpoint is the durable one; slots only the old one used become free. */
   public synchronized void checkpointDone(long[] snap, long[] pageTableSlots) {
     recomputeSlotsLocked(snap, pageTableSlots);
+  }
+
+  /** A shorter free tail stays: a file that shrinks and grows back by a few slots gains nothing. */
+  static final int MIN_TRUNCATE_SLOTS = 16;
+
+  /**
+   * After step 6: cuts the file after its highest used slot when at least {@link
+   * #MIN_TRUNCATE_SLOTS} free slots follow it. Runs under the monitor, so no slot above can be
+   * handed out meanwhile (writes in flight go to used slots, which stay). A crash before or during
+   * the truncation leaves a longer file, which opens the same: no checkpoint names a slot above.
+   * REQUIRES: no checkpoint or backup runs meanwhile.
+   */
+  public synchronized void truncateFreeTail() throws IOException {
+    long keep = Math.max(PageFormat.META_SLOTS, used.length());
+    long size = file.size();
+    long sizeSlots = (size + pageSize - 1) / pageSize;
+    if (sizeSlots - keep < MIN_TRUNCATE_SLOTS) {
+      return;
+    }
+    file.truncate(keep * pageSize);
+    fileSlots = keep;
+  }
+
+  /**
+   * The slot a compact layout of the file ends at: the live pages' durable images, their
+   * rewritten copies and two page tables fit below it. -1 while the file is not more than twice
+   * that long, so moving pages is not worth a checkpoint's time.
+   */
+  @GuardedBy("this")
+  private long compactEndLocked() {
+    assert Thread.holdsLock(this);
+    int per = PageTablePage.capacity(pageSize);
+    long live = logicalPages - 1 - freeIdCount;
+    long tablePages = (logicalPages - 1 + per - 1) / per;
+    long end = PageFormat.META_SLOTS + 2 * (live + tablePages) + MIN_TRUNCATE_SLOTS;
+    return fileSlots > 2 * end ? end : -1;
+  }
+
+  /**
+   * Live pages that a checkpoint should rewrite so that the file can shrink: in a file more than
+   * twice its compact length, those whose durable image sits at or above the compact end (at most
+   * {@code max} of them). Rewriting a page moves it to the lowest free slot (see {@link
+   * #writePage}); a checkpoint writes its page table there too; once that checkpoint is durable,
+   * {@link #truncateFreeTail} cuts the freed tail.
+   */
+  public synchronized long[] relocationCandidates(int max) {
+    long end = compactEndLocked();
+    if (end < 0) {
+      return new long[0];
+    }
+    long[] ids = new long[Math.max(0, max)];
+    int n = 0;
+    for (int id = 1; id < logicalPages && n < ids.length; id++) {
+      long slot = table[id];
+      if (slot >= end && protectedSlots.get((int) slot)) {
+        ids[n++] = id;
+      }
+    }
+    return Arrays.copyOf(ids, n);
+  }
+
+  /**
+   * Whether a checkpoint would move something down in a mostly free file: a live page ({@link
+   * #relocationCandidates}) or the durable page table, which every checkpoint writes anew into the
+   * lowest free slots. The checkpointer then runs a checkpoint even when no page changed.
+   */
+  public synchronized boolean tailMovable() {
+    long end = compactEndLocked();
+    if (end < 0) {
+      return false;
+    }
+    for (long s : durablePageTableSlots) {
+      if (s >= end) {
+        return true;
+      }
+    }
+    return relocationCandidates(1).length > 0;
   }
 
   @GuardedBy("this")

@@ -10,6 +10,7 @@ import org.kvstore.CorruptionException;
 import org.kvstore.Entry;
 import org.kvstore.bplus.buffer.BufferPool;
 import org.kvstore.bplus.buffer.Frame;
+import org.kvstore.bplus.buffer.FreedPageException;
 import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.buffer.PinnedPage;
 import org.kvstore.bplus.page.BranchPage;
@@ -32,8 +33,9 @@ import org.kvstore.codec.FixedLE;
  * validate the parent afterwards (optimistic pass), and restart with exclusive latch coupling from
  * the root only when the leaf must split (pessimistic pass), releasing ancestors as soon as a child
  * has room for one more separator. Latches are taken top-down only, so there is no deadlock. Removes never
- * merge (lazy deletion): pages never leave the tree or the leaf chain, which is what lets cursors
- * follow sibling links without revalidation.
+ * merge (lazy deletion): pages leave the tree or the leaf chain only when a checkpoint collapses
+ * an empty tree ({@link #collapseIfEmpty}), which is what lets cursors follow sibling links
+ * without revalidation between collapses (they check the structure epoch).
  *
  * <p>Mutations run inside the {@link CheckpointGate} (the caller enters it), so a checkpoint's
  * freeze never sees a half-applied mutation.
@@ -61,6 +63,13 @@ public final class BPlusTree {
   private final OverflowChains chains;
   private final AtomicLong entryCount;
   private final Clock clock;
+  /**
+   * Raised twice by {@link #collapseIfEmpty}, before the first page changes and after the last
+   * (odd while pages leave the tree, as a sequence lock): a cursor that read an even value before
+   * copying a leaf and the same value afterwards knows that the leaf and its sibling link were
+   * part of the tree, and stay so until the value changes.
+   */
+  private final AtomicLong structureEpoch = new AtomicLong();
 
   private BPlusTree(BufferPool pool, long entryCount, long nextChainId, Clock clock) {
     this.pool = pool;
@@ -103,6 +112,11 @@ public final class BPlusTree {
 
   public long nextChainId() {
     return chains.nextChainId();
+  }
+
+  /** Twice the number of collapses, plus one while a collapse runs; see {@link #structureEpoch}. */
+  long structureEpoch() {
+    return structureEpoch.get();
   }
 
   /** Levels from the root to the leaves (1 when the root is a leaf). */
@@ -188,7 +202,11 @@ public final class BPlusTree {
         Frame c = pool.peek(child);
         if (c == null) {
           if (f.validate(s)) {
-            pool.fetch(child).close(); // a miss: load the page, then retry from the root
+            try {
+              pool.fetch(child).close(); // a miss: load the page, then retry from the root
+            } catch (FreedPageException e) {
+              return false; // the tree collapsed since the parent was read: retry from the root
+            }
           }
           return false;
         }
@@ -837,7 +855,7 @@ public final class BPlusTree {
 
   /**
    * Removes {@code key}; returns whether it was present and not expired. Never merges pages (lazy
-   * deletion).
+   * deletion; an emptied tree collapses at the next checkpoint).
    */
   public boolean remove(byte[] key) throws IOException {
     try (PinnedPage leaf = descendForWrite(key)) {
@@ -861,6 +879,98 @@ public final class BPlusTree {
         chains.free(first, chainId);
       }
       return true;
+    }
+  }
+
+  /**
+   * Gives the pages of an empty tree back (docs/format/bplus.md section 7): when no leaf holds a
+   * cell and the root is a branch, makes the root an empty leaf and frees every other node and the
+   * overflow chains of the branches' keys. Returns whether it did. REQUIRES: writers paused and
+   * every frame clean (a checkpoint's freeze, after writing the dirty pages back); readers and
+   * cursors may run.
+   *
+   * <p>Why this is safe for readers: the structure epoch is raised first and last (cursors then
+   * re-seek from the root instead of following a sibling link, see {@link TreeCursor}); the root is
+   * rewritten under its write latch, so optimistic readers that read the old root retry; the old
+   * nodes are freed parents before children, each after its frame's write latch was taken (by
+   * {@link BufferPool#discard}, when resident), so a latched
+   * reader (which holds a parent until it has latched the child) has left a node before it is
+   * freed, and no reader can reach a freed node through a parent any more.
+   */
+  public boolean collapseIfEmpty() throws IOException {
+    if (entryCount.get() != 0) {
+      return false;
+    }
+    List<Long> nodes = new ArrayList<>(); // breadth first: parents before their children
+    List<long[]> keyChains = new ArrayList<>();
+    int rootLevel;
+    try (PinnedPage root = pool.fetch(ROOT_ID).latchShared()) {
+      if (checkNode(root) == PageType.LEAF) {
+        return false;
+      }
+      rootLevel = SlottedPage.level(root.data());
+      collectChildren(root.data(), nodes, keyChains);
+    }
+    // Reads the branches only; nodes from levelStart on are the leaves, whose cell count is checked
+    // when they are resident (reading the others would cost a scan of the table).
+    int levelStart = 0;
+    for (int level = rootLevel - 1; level >= 1; level--) {
+      int levelEnd = nodes.size();
+      for (int i = levelStart; i < levelEnd; i++) {
+        try (PinnedPage p = pool.fetch(nodes.get(i)).latchShared()) {
+          if (checkNode(p) != PageType.BRANCH || SlottedPage.level(p.data()) != level) {
+            throw new CorruptionException(file.path(), -1, "page " + p.pageId() + " is a child of"
+                + " a level " + (level + 1) + " branch but not a level " + level + " branch");
+          }
+          collectChildren(p.data(), nodes, keyChains);
+        }
+      }
+      levelStart = levelEnd;
+    }
+    for (int i = levelStart; i < nodes.size(); i++) {
+      if (pool.peek(nodes.get(i)) == null) {
+        continue;
+      }
+      try (PinnedPage p = pool.fetch(nodes.get(i)).latchShared()) {
+        if (checkNode(p) != PageType.LEAF || SlottedPage.count(p.data()) != 0) {
+          throw new CorruptionException(file.path(), -1, "page " + p.pageId() + " is not an empty"
+              + " leaf, but the entry count is 0");
+        }
+      }
+    }
+    structureEpoch.incrementAndGet();
+    try {
+      try (PinnedPage root = pool.fetch(ROOT_ID).latchExclusive()) {
+        SlottedPage.init(root.data(), PageType.LEAF, 0, ROOT_ID, 0);
+        root.markDirty();
+      }
+      for (long id : nodes) {
+        // discard() takes the frame's write latch when the node is resident, so it waits for a
+        // latched reader still inside; none can enter afterwards (its parent is gone already).
+        pool.discard(id);
+        file.freePage(id);
+      }
+      for (long[] chain : keyChains) {
+        chains.free(chain[0], chain[1]);
+      }
+    } finally {
+      structureEpoch.incrementAndGet();
+    }
+    return true;
+  }
+
+  /** Adds the children of branch {@code d} to {@code nodes} and its key chains to {@code keyChains}. */
+  private static void collectChildren(byte[] d, List<Long> nodes, List<long[]> keyChains) {
+    int n = SlottedPage.count(d);
+    for (int pos = 0; pos <= n; pos++) {
+      nodes.add(BranchPage.childAt(d, pos));
+    }
+    for (int i = 0; i < n; i++) {
+      int off = SlottedPage.cellOffset(d, i);
+      if (BranchPage.isKeyOverflow(d, off)) {
+        int ref = BranchPage.chainRefOffset(d, off);
+        keyChains.add(new long[] {FixedLE.getLong(d, ref), FixedLE.getLong(d, ref + 8)});
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import org.kvstore.Cursor;
 import org.kvstore.Entry;
 import org.kvstore.StorageIOException;
 import org.kvstore.bplus.buffer.Frame;
+import org.kvstore.bplus.buffer.FreedPageException;
 import org.kvstore.bplus.buffer.PinnedPage;
 import org.kvstore.bplus.page.LeafPage;
 import org.kvstore.bplus.page.PageFormat;
@@ -19,8 +20,10 @@ import org.kvstore.bplus.page.SlottedPage;
  * leaf's version afterwards) or under the leaf's shared latch when that fails, so it pins nothing
  * between calls; it resumes at the copied leaf's right sibling and
  * skips keys at or below the last one returned. Because splits only move keys rightwards and
- * pages never leave the chain, each key is returned at most once, in ascending order, with a value
- * it held at some moment during the scan. An entry expired when the cursor reaches it (by the
+ * pages leave the chain only when the whole tree collapses ({@link BPlusTree#collapseIfEmpty}),
+ * after which the cursor seeks its resume point from the root instead of following the link, each
+ * key is returned at most once, in ascending order, with a value it held at some moment during the
+ * scan. An entry expired when the cursor reaches it (by the
  * tree's clock) is skipped, unless the cursor includes expired entries (the store's active expiry).
  *
  * <p>Overflow values are read when the cursor reaches them, without the leaf's latch; a chain
@@ -43,6 +46,8 @@ public final class TreeCursor implements Cursor {
   private int pos;
   private byte[] lastKey;
   private long nextLeaf;
+  /** The tree's structure epoch when {@code nextLeaf} was read. */
+  private long linkEpoch;
   private long copiedLink;
   private boolean started;
   private boolean done;
@@ -133,40 +138,87 @@ public final class TreeCursor implements Cursor {
       finish();
       return;
     }
-    if (fillOptimistic()) {
-      started = true;
-      return;
-    }
-    PinnedPage leaf;
-    if (!started) {
-      leaf = tree.descendShared(from);
-    } else {
-      leaf = tree.pool().fetch(nextLeaf).latchShared();
-    }
-    started = true;
-    try (leaf) {
-      byte[] d = leaf.data();
-      if (PageFormat.type(d) != PageType.LEAF) {
-        throw new CorruptionException(
-            tree.file().path(), -1, "leaf chain reaches page " + leaf.pageId() + " of type "
-                + PageFormat.type(d));
+    while (true) {
+      long epoch = tree.structureEpoch();
+      // Pages left the tree since the link was read: it may name a freed or reused page.
+      boolean seek = !started || epoch != linkEpoch;
+      if (fillOptimistic(seek)) {
+        if (commit(epoch)) {
+          return;
+        }
+        continue;
       }
-      copyLeaf(d, false);
-      nextLeaf = copiedLink;
+      PinnedPage leaf;
+      try {
+        leaf = seek ? tree.descendShared(seekKey()) : tree.pool().fetch(nextLeaf).latchShared();
+      } catch (FreedPageException e) {
+        if (stable(epoch)) {
+          throw e;
+        }
+        Thread.yield();
+        continue;
+      }
+      try (leaf) {
+        if (!stable(epoch)) {
+          Thread.yield();
+          continue;
+        }
+        byte[] d = leaf.data();
+        if (PageFormat.type(d) != PageType.LEAF) {
+          throw new CorruptionException(
+              tree.file().path(), -1, "leaf chain reaches page " + leaf.pageId() + " of type "
+                  + PageFormat.type(d));
+        }
+        copyLeaf(d, false);
+      }
+      if (commit(epoch)) {
+        return;
+      }
     }
   }
 
   /**
-   * Copies the next leaf without pinning or latching it; false when it must be done under the
-   * latch (the leaf is not resident, changed too often, or holds a key in an overflow chain).
+   * Keeps the leaf just copied when {@code epoch} is even (no collapse was running) and unchanged
+   * (none ran since), so the leaf and its link were part of the tree when copied; otherwise drops
+   * the copy (the caller seeks again from the root).
    */
-  private boolean fillOptimistic() throws IOException {
-    BPlusTree.Probe probe = started ? null : new BPlusTree.Probe();
+  private boolean commit(long epoch) {
+    if (!stable(epoch)) {
+      count = 0;
+      pos = 0;
+      Thread.yield(); // a collapse is running: its pages may be leaving the tree under this copy
+      return false;
+    }
+    started = true;
+    linkEpoch = epoch;
+    nextLeaf = copiedLink;
+    return true;
+  }
+
+  /** Whether no collapse ran since {@code epoch} was read, nor while it was read. */
+  private boolean stable(long epoch) {
+    return (epoch & 1) == 0 && tree.structureEpoch() == epoch;
+  }
+
+  /** Where a descent from the root resumes: the last key returned, else the lower bound. */
+  private byte[] seekKey() {
+    return lastKey != null ? lastKey : from;
+  }
+
+  /**
+   * Copies the next leaf without pinning or latching it: the leaf {@code nextLeaf} names, or with
+   * {@code seek} the leaf a descent for {@link #seekKey()} reaches. False when it must be done
+   * under the latch (the leaf is not resident, changed too often, or holds a key in an overflow
+   * chain). The caller commits the copy.
+   */
+  private boolean fillOptimistic(boolean seek) throws IOException {
+    BPlusTree.Probe probe = seek ? new BPlusTree.Probe() : null;
+    byte[] seekKey = seekKey();
     for (int attempt = 0; attempt < 4; attempt++) {
       Frame f;
       long s;
       if (probe != null) {
-        if (!tree.descendOptimistic(from, 0, probe)) {
+        if (!tree.descendOptimistic(seekKey, 0, probe)) {
           if (probe.fallback) {
             return false;
           }
@@ -209,7 +261,6 @@ public final class TreeCursor implements Cursor {
         continue;
       }
       if (f.validate(s)) {
-        nextLeaf = copiedLink;
         return true;
       }
       count = 0; // discard what was copied from a changing page

@@ -1,0 +1,10 @@
+package org.kvstore.bplus;
+
+import org.kvstore.testkit.ExpiryReclaimContract;
+
+class BPlusExpiryReclaimTest extends ExpiryReclaimContract {
+  @Override
+  protected String engineName() {
+    return "bplus";
+  }
+}
