@@ -7,17 +7,12 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.Cursor;
@@ -28,6 +23,7 @@ import org.kvstore.StoreOptions;
 import org.kvstore.Table;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.spi.Mutation;
+import org.kvstore.testkit.FakeClock;
 import org.kvstore.testkit.SnapshotTestEngine;
 
 /**
@@ -40,40 +36,7 @@ class ExpiryReplayTest {
 
   @TempDir Path dir;
   private final LocalFileSystem fs = LocalFileSystem.INSTANCE;
-  private final TestClock clock = new TestClock(T0);
-
-  /** A clock whose time the test sets. */
-  private static final class TestClock extends Clock {
-    private final AtomicLong millis;
-
-    TestClock(long millis) {
-      this.millis = new AtomicLong(millis);
-    }
-
-    void set(long v) {
-      millis.set(v);
-    }
-
-    @Override
-    public long millis() {
-      return millis.get();
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis());
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException();
-    }
-  }
+  private final FakeClock clock = new FakeClock(T0);
 
   /** What a scan shows of one entry. */
   private record Seen(String value, long version, long expiresAt) {}
