@@ -537,11 +537,6 @@ public final class StoreTable implements Table {
     return earliestExpiryWritten.getAndSet(Long.MAX_VALUE);
   }
 
-  /** The store's clock, which expiry times are compared with. */
-  Clock clock() {
-    return clock;
-  }
-
   /**
    * The first key the mutations write that is not among {@code keys} (by content), or null. Linear
    * in both sizes: a few keys (INCR, RENAME) are compared directly, more (MSETNX of many keys)

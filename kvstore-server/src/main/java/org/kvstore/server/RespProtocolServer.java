@@ -10,7 +10,6 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
@@ -109,24 +108,8 @@ final class RespProtocolServer implements ProtocolServer {
     try {
       serverChannel = b.bind(new InetSocketAddress(bind, port)).syncUninterruptibly().channel();
     } catch (Exception e) {
-      if (isAddressInUse(e)) {
-        throw new ServerStartException(
-            "cannot listen for RESP on " + bind + ":" + port + ": the port is in use"
-                + " (is another server running? pick another with --resp-port)");
-      }
-      throw new ServerStartException(
-          "cannot listen for RESP on " + bind + ":" + port + ": " + e.getMessage(), e);
+      throw ServerStartException.cannotListen("RESP", bind, port, "--resp-port", e);
     }
-  }
-
-  private static boolean isAddressInUse(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof BindException
-          || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Whether it accepts connections (for /ready). */

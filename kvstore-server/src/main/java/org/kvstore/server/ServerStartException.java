@@ -18,4 +18,21 @@ public final class ServerStartException extends KVStoreException {
   public ServerStartException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * The failure to listen for {@code protocol} on {@code bind:port}: a port in use names the flag
+   * that picks another; anything else carries its cause's message.
+   */
+  public static ServerStartException cannotListen(
+      String protocol, String bind, int port, String flag, Throwable e) {
+    String where = "cannot listen for " + protocol + " on " + bind + ":" + port;
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException
+          || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
+        return new ServerStartException(
+            where + ": the port is in use (is another server running? pick another with " + flag + ")");
+      }
+    }
+    return new ServerStartException(where + ": " + e.getMessage(), e);
+  }
 }

@@ -8,7 +8,6 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import org.kvstore.server.command.Keyspace;
@@ -101,14 +100,7 @@ final class ThriftProtocolServer implements ProtocolServer {
     try {
       serverChannel = b.bind(new InetSocketAddress(bind, port)).syncUninterruptibly().channel();
     } catch (Exception e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof BindException
-            || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
-          throw new ServerStartException("cannot listen for Thrift on " + bind + ":" + port
-              + ": the port is in use (is another server running? pick another with --thrift-port)");
-        }
-      }
-      throw new ServerStartException("cannot listen for Thrift on " + bind + ":" + port + ": " + e.getMessage(), e);
+      throw ServerStartException.cannotListen("Thrift", bind, port, "--thrift-port", e);
     }
   }
 

@@ -13,7 +13,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -131,15 +130,7 @@ public final class HttpProtocolServer implements ProtocolServer {
     try {
       serverChannel = b.bind(new InetSocketAddress(options.bind(), options.port())).syncUninterruptibly().channel();
     } catch (Exception e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof BindException
-            || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
-          throw new ServerStartException("cannot listen for HTTP on " + options.bind() + ":" + options.port()
-              + ": the port is in use (is another server running? pick another with --http-port)");
-        }
-      }
-      throw new ServerStartException(
-          "cannot listen for HTTP on " + options.bind() + ":" + options.port() + ": " + e.getMessage(), e);
+      throw ServerStartException.cannotListen("HTTP", options.bind(), options.port(), "--http-port", e);
     }
   }
 
