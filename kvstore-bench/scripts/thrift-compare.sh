@@ -3,13 +3,16 @@
 # Thrift get and put at least 0.7 times the RESP rate), on loopback only.
 #
 #   kvstore-bench/scripts/thrift-compare.sh [-n REQUESTS] [-R REPEATS] [-W WARMUP] [-c CLIENTS]
-#       [-d VALUE_BYTES] [-r KEYSPACE] [--durability periodic|sync|none] [-o RESULTS.md] [--no-settle]
+#       [-d VALUE_BYTES] [-r KEYSPACE] [--durability periodic|sync|none] [--mode async|blocking]
+#       [-o RESULTS.md] [--no-settle]
 #
 # One kvstore-server (bin/kvstore-server, so with its JVM flags; --durability periodic by default),
 # RESP on KV_PORT (16379) and Thrift on THRIFT_PORT (19090), data in a temporary directory.
 # RESP load: redis-benchmark -c CLIENTS (50) -d VALUE_BYTES (100) -r KEYSPACE (100000) -t set,get
-# -n REQUESTS (100,000), not pipelined. Thrift load: org.kvstore.bench.ThriftLoad (CLIENTS threads,
-# each its own framed-binary connection, unpipelined), put then get, -n REQUESTS each, the same key
+# -n REQUESTS (100,000), not pipelined. Thrift load: org.kvstore.bench.ThriftLoad (CLIENTS clients,
+# each its own framed-binary connection, unpipelined; --mode async (default): libthrift async
+# clients on one selector thread, as redis-benchmark runs its clients on one event loop; --mode
+# blocking: a thread per client), put then get, -n REQUESTS each, the same key
 # names (key:NNNNNNNNNNNN) and values (x...) in the same table (RESP database 0 = default/0).
 # First a warm-up, not recorded: one RESP run and one Thrift put and get run at WARMUP requests
 # (default REQUESTS); the Thrift get of the warm-up writes every key once, so that every later GET
@@ -36,6 +39,7 @@ KEYSPACE=100000
 DURABILITY=periodic
 OUT="$ROOT/kvstore-bench/target/thrift-compare.md"
 SETTLE=1
+MODE=async
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) N="$2"; shift 2 ;;
@@ -47,7 +51,8 @@ while [[ $# -gt 0 ]]; do
     -o) OUT="$2"; shift 2 ;;
     --durability) DURABILITY="$2"; shift 2 ;;
     --no-settle) SETTLE=0; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --mode) MODE="$2"; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -105,7 +110,7 @@ thrift() {
   # shellcheck disable=SC2086
   if ! line="$(java ${LOAD_JAVA_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC} -cp "$BENCH_JAR" \
       org.kvstore.bench.ThriftLoad "$op" --port "$THRIFT_PORT" --clients "$CLIENTS" --value-size "$SIZE" \
-      --keyspace "$KEYSPACE" --requests "$n" "$@" 2>"$WORK/load.err" | grep '^op=')"; then
+      --keyspace "$KEYSPACE" --requests "$n" --mode "$MODE" "$@" 2>"$WORK/load.err" | grep '^op=')"; then
     echo "$NAME: ThriftLoad $op failed: $(cat "$WORK/load.err")" >&2
     exit 1
   fi
@@ -129,7 +134,7 @@ start_kvstore "$DURABILITY"
   echo "thrift-compare: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')),"
   echo "$(java -version 2>&1 | head -1), $(redis-benchmark --version 2>/dev/null | head -1 || true)"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); kvstore --durability $DURABILITY, flags: ${KV_FLAGS:-none}; server JVM: ${KV_JAVA_OPTS:-bin/kvstore-server defaults}; ThriftLoad JVM: ${LOAD_JAVA_OPTS:--Xms512m -Xmx512m -XX:+UseParallelGC}"
-  echo "$CLIENTS clients, $SIZE-byte values, $KEYSPACE keys, unpipelined; -n $N per run, median of $REPEATS rounds after a warm-up of $WARMUP; settle between runs: $([[ $SETTLE == 1 ]] && echo yes || echo no)"
+  echo "$CLIENTS clients (Thrift: $MODE), $SIZE-byte values, $KEYSPACE keys, unpipelined; -n $N per run, median of $REPEATS rounds after a warm-up of $WARMUP; settle between runs: $([[ $SETTLE == 1 ]] && echo yes || echo no)"
   echo
   echo "| op | RESP rps | RESP p50 ms | RESP p99 ms | Thrift rps | Thrift p50 ms | Thrift p99 ms | Thrift/RESP | RESP CPU us/req | Thrift CPU us/req |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -14,7 +14,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.layered.TFramedTransport;
@@ -29,9 +32,14 @@ import org.kvstore.thrift.TableSpec;
 
 /**
  * A closed-loop load of Thrift {@code put} or {@code get} calls against a running kvstore-server:
- * CLIENTS threads, each with its own framed-binary connection (the Cassandra/HBase style client),
- * each sending one call and waiting for its answer before the next (unpipelined, as
- * redis-benchmark without {@code -P}). Keys are drawn uniformly from KEYSPACE keys named as
+ * CLIENTS clients, each with its own framed-binary connection, each sending one call and waiting
+ * for its answer before the next (unpipelined, as redis-benchmark without {@code -P}). Two client
+ * styles, both libthrift's generated code: {@code --mode async} (default) runs every client's
+ * {@code KvService.AsyncClient} on one {@code TAsyncClientManager} selector thread, the way
+ * redis-benchmark drives its clients from one event loop, so the load costs the machine little
+ * besides the server; {@code --mode blocking} gives each client its own thread with a blocking
+ * {@code KvService.Client} (the Cassandra/HBase style), which on a small machine spends much of the
+ * cores on thread switches that the server then lacks. Keys are drawn uniformly from KEYSPACE keys named as
  * redis-benchmark's {@code -r} names them ({@code key:} and 12 digits), values are VALUE_SIZE
  * bytes of {@code x} (redis-benchmark's {@code -d} payload), and the table is RESP database 0's
  * ({@code default}/{@code 0}), so a RESP run and a Thrift run against the same server read and
@@ -41,7 +49,7 @@ import org.kvstore.thrift.TableSpec;
  * java -cp kvstore-bench/target/benchmarks.jar org.kvstore.bench.ThriftLoad put|get
  *     [--host 127.0.0.1] [--port 9090] [--clients 50] [--keyspace 100000] [--value-size 100]
  *     [--requests N | --seconds S] [--warmup-seconds 1] [--preload true|false]
- *     [--db default] [--table 0]
+ *     [--db default] [--table 0] [--mode async|blocking]
  * </pre>
  *
  * {@code --requests} is the total over all clients (as redis-benchmark's {@code -n}); without it
@@ -87,6 +95,14 @@ public final class ThriftLoad {
         preload(admin.client);
       }
     }
+    if (settings.mode == Mode.ASYNC) {
+      runAsync();
+    } else {
+      runBlocking();
+    }
+  }
+
+  private void runBlocking() throws Exception {
     List<Connection> connections = new ArrayList<>();
     try {
       for (int i = 0; i < settings.clients; i++) {
@@ -96,15 +112,146 @@ public final class ThriftLoad {
           ? drive(connections, 0, System.nanoTime() + (long) (settings.warmupSeconds * 1e9)).requests : 0;
       Result r = drive(connections, settings.requests, settings.requests > 0
           ? Long.MAX_VALUE : System.nanoTime() + (long) (settings.seconds * 1e9));
-      double seconds = r.nanos / 1e9;
-      System.out.printf("op=%s clients=%d requests=%d seconds=%.3f rps=%.0f p50_ms=%.3f p99_ms=%.3f"
-              + " warmup_requests=%d%n",
-          settings.op.name().toLowerCase(), settings.clients, r.requests, seconds, r.requests / seconds,
-          r.histogram.getValueAtPercentile(50) / 1e6, r.histogram.getValueAtPercentile(99) / 1e6, warmup);
+      print(r, warmup);
     } finally {
       for (Connection c : connections) {
         c.close();
       }
+    }
+  }
+
+  private void runAsync() throws Exception {
+    TAsyncClientManager manager = new TAsyncClientManager();
+    List<AsyncConnection> connections = new ArrayList<>();
+    try {
+      for (int i = 0; i < settings.clients; i++) {
+        TNonblockingSocket socket = new TNonblockingSocket(settings.host, settings.port);
+        connections.add(new AsyncConnection(socket,
+            new KvService.AsyncClient(new TBinaryProtocol.Factory(), manager, socket)));
+      }
+      long warmup = settings.warmupSeconds > 0
+          ? driveAsync(connections, 0, System.nanoTime() + (long) (settings.warmupSeconds * 1e9)).requests : 0;
+      Result r = driveAsync(connections, settings.requests, settings.requests > 0
+          ? Long.MAX_VALUE : System.nanoTime() + (long) (settings.seconds * 1e9));
+      print(r, warmup);
+    } finally {
+      for (AsyncConnection c : connections) {
+        c.socket.close();
+      }
+      manager.stop();
+    }
+  }
+
+  private void print(Result r, long warmup) {
+    double seconds = r.nanos / 1e9;
+    System.out.printf("op=%s mode=%s clients=%d requests=%d seconds=%.3f rps=%.0f p50_ms=%.3f p99_ms=%.3f"
+            + " warmup_requests=%d%n",
+        settings.op.name().toLowerCase(), settings.mode.name().toLowerCase(), settings.clients, r.requests,
+        seconds, r.requests / seconds, r.histogram.getValueAtPercentile(50) / 1e6,
+        r.histogram.getValueAtPercentile(99) / 1e6, warmup);
+  }
+
+  /**
+   * Like {@link #drive}, for async clients: each client's next call is sent from the callback of its
+   * last one, on the manager's selector thread (so the histogram and counters need no locks).
+   */
+  private Result driveAsync(List<AsyncConnection> connections, long requests, long deadline) throws Exception {
+    AsyncRun run = new AsyncRun(requests, deadline, connections.size());
+    long t0 = System.nanoTime();
+    for (AsyncConnection c : connections) {
+      run.next(c);
+    }
+    if (!run.done.await(SOCKET_TIMEOUT_MS + (requests > 0 ? 0 : deadline - t0) / 1_000_000, TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException(settings.op + " run did not finish: a call got no answer");
+    }
+    long nanos = System.nanoTime() - t0;
+    if (run.failure.get() != null) {
+      throw new IllegalStateException(settings.op + " run failed", run.failure.get());
+    }
+    return new Result(run.completed, nanos, run.histogram);
+  }
+
+  /** One async run's state; touched only by the selector thread once the first calls are sent. */
+  private final class AsyncRun {
+    final long deadline;
+    final AtomicLong left;
+    final boolean counted;
+    final CountDownLatch done;
+    final AtomicReference<Throwable> failure = new AtomicReference<>();
+    final Histogram histogram = new Histogram(MAX_LATENCY_NANOS, 3);
+    final SplittableRandom random = new SplittableRandom(System.nanoTime());
+    volatile long completed;
+
+    AsyncRun(long requests, long deadline, int clients) {
+      this.deadline = deadline;
+      this.left = new AtomicLong(requests);
+      this.counted = requests > 0;
+      this.done = new CountDownLatch(clients);
+    }
+
+    /** Sends {@code c}'s next call, or counts {@code c} as finished. */
+    void next(AsyncConnection c) {
+      if (failure.get() != null || !(counted ? left.getAndDecrement() > 0 : System.nanoTime() < deadline)) {
+        done.countDown();
+        return;
+      }
+      ByteBuffer key;
+      synchronized (random) {
+        key = key(random.nextInt(settings.keyspace));
+      }
+      long t0 = System.nanoTime();
+      try {
+        switch (settings.op) {
+          case PUT -> c.client.put(settings.db, settings.table, key, value.duplicate(), new PutOptions(),
+              new Callback<>(c, t0, v -> { }));
+          case GET -> c.client.get(settings.db, settings.table, key, new Callback<>(c, t0, v -> checkValue(key, v)));
+          default -> throw new IllegalStateException("unknown op " + settings.op);
+        }
+      } catch (TException | RuntimeException e) {
+        fail(e);
+      }
+    }
+
+    void fail(Throwable e) {
+      failure.compareAndSet(null, e);
+      done.countDown();
+    }
+
+    private final class Callback<T> implements AsyncMethodCallback<T> {
+      private final AsyncConnection connection;
+      private final long start;
+      private final java.util.function.Consumer<T> check;
+
+      Callback(AsyncConnection connection, long start, java.util.function.Consumer<T> check) {
+        this.connection = connection;
+        this.start = start;
+        this.check = check;
+      }
+
+      @Override
+      public void onComplete(T response) {
+        histogram.recordValue(Math.min(System.nanoTime() - start, MAX_LATENCY_NANOS));
+        try {
+          check.accept(response);
+        } catch (RuntimeException e) {
+          fail(e);
+          return;
+        }
+        completed++;
+        next(connection);
+      }
+
+      @Override
+      public void onError(Exception e) {
+        fail(e);
+      }
+    }
+  }
+
+  private void checkValue(ByteBuffer key, ByteBuffer v) {
+    if (v.remaining() != settings.valueSize) {
+      throw new IllegalStateException("get " + StandardCharsets.US_ASCII.decode(key.rewind()) + " returned "
+          + v.remaining() + " bytes, not " + settings.valueSize);
     }
   }
 
@@ -164,13 +311,7 @@ public final class ThriftLoad {
   private void call(KvService.Client client, ByteBuffer key) throws TException {
     switch (settings.op) {
       case PUT -> client.put(settings.db, settings.table, key, value.duplicate(), new PutOptions());
-      case GET -> {
-        ByteBuffer v = client.get(settings.db, settings.table, key);
-        if (v.remaining() != settings.valueSize) {
-          throw new IllegalStateException("get " + StandardCharsets.US_ASCII.decode(key.rewind()) + " returned "
-              + v.remaining() + " bytes, not " + settings.valueSize);
-        }
-      }
+      case GET -> checkValue(key, client.get(settings.db, settings.table, key));
       default -> throw new IllegalStateException("unknown op " + settings.op);
     }
   }
@@ -233,6 +374,8 @@ public final class ThriftLoad {
     return new Connection(transport, new KvService.Client(new TBinaryProtocol(transport)));
   }
 
+  private record AsyncConnection(TNonblockingSocket socket, KvService.AsyncClient client) {}
+
   private record Connection(TTransport transport, KvService.Client client) implements AutoCloseable {
     @Override
     public void close() {
@@ -243,6 +386,8 @@ public final class ThriftLoad {
   private record Result(long requests, long nanos, Histogram histogram) {}
 
   private enum Op { PUT, GET }
+
+  private enum Mode { ASYNC, BLOCKING }
 
   private static final class Settings {
     Op op;
@@ -257,13 +402,14 @@ public final class ThriftLoad {
     boolean preload = true;
     String db = "default";
     String table = "0";
+    Mode mode = Mode.ASYNC;
 
     static Settings parse(String[] args) {
       Settings s = new Settings();
       if (args.length < 1) {
         throw new IllegalArgumentException("usage: ThriftLoad put|get [--host H] [--port P] [--clients N] "
             + "[--keyspace K] [--value-size B] [--requests N | --seconds S] [--warmup-seconds S] "
-            + "[--preload true|false] [--db DB] [--table T]");
+            + "[--preload true|false] [--db DB] [--table T] [--mode async|blocking]");
       }
       s.op = switch (args[0]) {
         case "put" -> Op.PUT;
@@ -292,6 +438,11 @@ public final class ThriftLoad {
           }
           case "--db" -> s.db = v;
           case "--table" -> s.table = v;
+          case "--mode" -> s.mode = switch (v) {
+            case "async" -> Mode.ASYNC;
+            case "blocking" -> Mode.BLOCKING;
+            default -> throw new IllegalArgumentException("--mode takes async or blocking, not " + v);
+          };
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
