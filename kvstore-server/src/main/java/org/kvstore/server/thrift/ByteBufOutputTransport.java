@@ -6,14 +6,20 @@ import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * A write-only transport appending to a Netty buffer (the reply, handed to the channel as is).
+ * A write-only transport appending to a Netty buffer (the reply, handed to the channel as is). A
+ * connection keeps one and points it at each reply's buffer in turn ({@link #target}).
  *
  * <p>Thread safety: confined to one thread.
  */
 final class ByteBufOutputTransport extends TTransport {
-  private final ByteBuf buf;
+  private ByteBuf buf;
 
   ByteBufOutputTransport(ByteBuf buf) {
+    this.buf = buf;
+  }
+
+  /** Appends to {@code buf} from now on. */
+  void target(ByteBuf buf) {
     this.buf = buf;
   }
 

@@ -10,6 +10,7 @@ import org.apache.thrift.protocol.TField;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TMemoryInputTransport;
+import org.apache.thrift.transport.TTransportException;
 import org.kvstore.thrift.KvService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,11 @@ public final class ThriftConnectionHandler extends ChannelInboundHandlerAdapter 
   private final ArrayDeque<ThriftRequest> pending = new ArrayDeque<>();
   /** A call runs on a worker. */
   private boolean busy;
+  /**
+   * The connection's protocols, made at its first call (its format is fixed by then) and reused for
+   * every call: the worker uses them only while {@link #busy}, when the loop does not.
+   */
+  private Protocols protocols;
 
   public ThriftConnectionHandler(ThriftKvService service, Executor workers, ThriftRequestObserver observer,
       int maxMessageBytes) {
@@ -114,9 +120,13 @@ public final class ThriftConnectionHandler extends ChannelInboundHandlerAdapter 
       if (r.format().framed()) {
         out.writeInt(0);
       }
-      TProtocol in = r.format().protocol(new TMemoryInputTransport(config, r.message()));
-      TProtocol reply = r.format().protocol(new ByteBufOutputTransport(out));
-      processor.process(in, reply);
+      Protocols p = protocols(r);
+      p.input.reset(r.message());
+      p.output.target(out);
+      p.in.reset();
+      p.out.reset();
+      processor.process(p.in, p.out);
+      p.output.target(null);
       if (r.format().framed()) {
         out.setInt(0, out.readableBytes() - 4);
       }
@@ -137,7 +147,10 @@ public final class ThriftConnectionHandler extends ChannelInboundHandlerAdapter 
    */
   private String[] peekDbAndTable(ThriftRequest r) {
     try {
-      TProtocol p = r.format().protocol(new TMemoryInputTransport(config, r.message()));
+      Protocols protocols = protocols(r);
+      protocols.input.reset(r.message());
+      TProtocol p = protocols.in;
+      p.reset();
       p.readMessageBegin();
       p.readStructBegin();
       String[] out = new String[2];
@@ -153,6 +166,18 @@ public final class ThriftConnectionHandler extends ChannelInboundHandlerAdapter 
       return null;
     }
   }
+
+  private Protocols protocols(ThriftRequest r) throws TTransportException {
+    if (protocols == null) {
+      TMemoryInputTransport input = new TMemoryInputTransport(config, new byte[0]);
+      ByteBufOutputTransport output = new ByteBufOutputTransport(null);
+      protocols = new Protocols(input, r.format().protocol(input), output, r.format().protocol(output));
+    }
+    return protocols;
+  }
+
+  /** A connection's request transport and protocol and its reply transport and protocol. */
+  private record Protocols(TMemoryInputTransport input, TProtocol in, ByteBufOutputTransport output, TProtocol out) {}
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
