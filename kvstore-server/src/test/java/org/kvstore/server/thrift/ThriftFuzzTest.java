@@ -8,15 +8,22 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
@@ -39,8 +46,8 @@ import org.kvstore.thrift.ScanRequest;
 import org.kvstore.thrift.TableSpec;
 
 /**
- * Bad input on the Thrift port: random and mutated frames (the full pipeline over an embedded
- * channel, so 100,000 of them take seconds; a sample also over the real port), a 2 GiB frame length,
+ * Bad input on the Thrift port: random and mutated frames (100,000 through the full pipeline over
+ * an embedded channel, split at random points, and 100,000 over the real port), a 2 GiB frame length,
  * a deep nesting, and a client that stops reading. None may crash, hang or exhaust memory, and the
  * server must go on serving well-behaved clients.
  */
@@ -176,26 +183,95 @@ class ThriftFuzzTest {
     assertThat(closed).as("malformed input closes the connection").isPositive();
   }
 
+  /**
+   * At least 100,000 frames through the real port: 8 clients each open connection after connection,
+   * send a burst of 1 to 20 frames in one format (a quarter of them mutated, the rest well-formed
+   * calls), close their sending side and read until the server has closed. Every connection must end
+   * (answered and closed, or closed at the first bad frame), within seconds; meanwhile a control
+   * client's pings keep being answered, and afterwards the heap is back near where it started.
+   */
   @Test
-  void port_mutatedFramesOnRealConnections_serverKeepsServing() throws Exception {
-    Random rnd = new Random(Seeds.seed("ThriftFuzzTest.port"));
-    List<byte[]> corpus = corpus(ThriftWireFormat.FRAMED_BINARY);
-    corpus.addAll(corpus(ThriftWireFormat.UNFRAMED_COMPACT));
-    for (int i = 0; i < TestScale.current().scaled(300); i++) {
-      try (Socket s = new Socket("127.0.0.1", server.thriftPort())) {
-        s.setSoTimeout(200);
-        s.getOutputStream().write(mutate(corpus.get(rnd.nextInt(corpus.size())), rnd));
-        s.getOutputStream().flush();
-        try {
-          s.getInputStream().read(new byte[4096]);
-        } catch (SocketTimeoutException waiting) {
-          // an incomplete message: the server waits for the rest, as it should
-        } catch (java.net.SocketException reset) {
-          // closed with our bytes unread
+  void port_100kRandomAndMutatedFrames_everyConnectionEndsAndMemoryStaysBounded() throws Exception {
+    long seed = Seeds.seed("ThriftFuzzTest.port");
+    List<List<byte[]>> corpora = new ArrayList<>();
+    for (ThriftWireFormat f : ThriftWireFormat.values()) {
+      corpora.add(corpus(f));
+    }
+    int target = TestScale.current().scaled(100_000);
+    AtomicLong sent = new AtomicLong();
+    AtomicLong connections = new AtomicLong();
+    long heapBefore = usedHeapAfterGc();
+    ExecutorService clients = Executors.newFixedThreadPool(8);
+    List<Future<?>> runs = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      Random rnd = new Random(seed + t);
+      runs.add(clients.submit(() -> {
+        while (sent.get() < target) {
+          List<byte[]> corpus = corpora.get(rnd.nextInt(corpora.size()));
+          ByteArrayOutputStream burst = new ByteArrayOutputStream();
+          int n = 1 + rnd.nextInt(20);
+          for (int j = 0; j < n; j++) {
+            byte[] call = corpus.get(rnd.nextInt(corpus.size()));
+            burst.writeBytes(rnd.nextInt(4) == 0 ? mutate(call, rnd) : call);
+          }
+          sendAndReadUntilClosed(burst.toByteArray());
+          sent.addAndGet(n);
+          connections.incrementAndGet();
         }
+        return null;
+      }));
+    }
+    long slowestPing = 0;
+    KvService.Client control = ThriftClients.open(server.thriftPort(), ThriftWireFormat.FRAMED_COMPACT);
+    try {
+      while (!runs.stream().allMatch(Future::isDone)) {
+        long t0 = System.nanoTime();
+        assertThat(control.ping()).isEqualTo("pong");
+        slowestPing = Math.max(slowestPing, System.nanoTime() - t0);
+        Thread.sleep(10);
+      }
+    } finally {
+      ThriftClients.close(control);
+      clients.shutdown();
+    }
+    for (Future<?> f : runs) {
+      f.get(); // rethrows a client's failure
+    }
+    long heapGrowth = usedHeapAfterGc() - heapBefore;
+    System.out.printf("ThriftFuzzTest port seed=%d: %d frames on %d connections, slowest control ping %.1f ms,"
+        + " heap growth %d KiB%n", seed, sent.get(), connections.get(), slowestPing / 1e6, heapGrowth >> 10);
+    assertThat(sent.get()).isGreaterThanOrEqualTo(target);
+    assertThat(slowestPing).as("control ping while fuzzing").isLessThan(TimeUnit.SECONDS.toNanos(2));
+    assertThat(heapGrowth).as("heap growth after the run").isLessThan(32L << 20);
+    assertHealthy();
+  }
+
+  /** Sends {@code bytes}, half-closes, and reads until the server closes; fails if it does not within 10 s. */
+  private static void sendAndReadUntilClosed(byte[] bytes) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", server.thriftPort())) {
+      s.setSoTimeout(10_000);
+      try {
+        s.getOutputStream().write(bytes);
+        s.shutdownOutput();
+        byte[] buf = new byte[8192];
+        while (s.getInputStream().read(buf) >= 0) {
+          // replies to the well-formed calls before the first bad one
+        }
+      } catch (SocketTimeoutException e) {
+        throw new AssertionError("the server neither answered nor closed within 10 s after "
+            + bytes.length + " bytes: " + HexFormat.of().formatHex(bytes, 0, Math.min(bytes.length, 64)), e);
+      } catch (java.net.SocketException reset) {
+        // closed with our bytes unread
       }
     }
-    assertHealthy();
+  }
+
+  private static long usedHeapAfterGc() {
+    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return memory.getHeapMemoryUsage().getUsed();
   }
 
   @Test
