@@ -46,17 +46,17 @@ final class StoreCollector implements MultiCollector {
       "buffer.hits", new Mapped("kv_cache_hits", "buffer", 1),
       "buffer.misses", new Mapped("kv_cache_misses", "buffer", 1));
 
-  /** The help text of each mapped family, in the order they are exposed. */
-  private static final Map<String, String> MAPPED_HELP = Map.of(
-      "kv_flushes", "Memtable flushes since start, by table",
-      "kv_compactions", "Compactions since start, by table",
-      "kv_write_stalls", "Writes that had to wait for flushes or compactions since start, by table",
-      "kv_write_stall_seconds", "Time writes spent stalled since start, by table",
-      "kv_cache_hits", "Cache hits since start, by table and cache (block, row, buffer)",
-      "kv_cache_misses", "Cache misses since start, by table and cache (block, row, buffer)");
+  /** A counter family that engine statistics map to. */
+  private record Family(String name, String help) {}
 
-  private static final List<String> MAPPED_FAMILIES =
-      List.of("kv_flushes", "kv_compactions", "kv_write_stalls", "kv_write_stall_seconds", "kv_cache_hits", "kv_cache_misses");
+  /** The mapped families, in the order they are exposed. */
+  private static final List<Family> MAPPED_FAMILIES = List.of(
+      new Family("kv_flushes", "Memtable flushes since start, by table"),
+      new Family("kv_compactions", "Compactions since start, by table"),
+      new Family("kv_write_stalls", "Writes that had to wait for flushes or compactions since start, by table"),
+      new Family("kv_write_stall_seconds", "Time writes spent stalled since start, by table"),
+      new Family("kv_cache_hits", "Cache hits since start, by table and cache (block, row, buffer)"),
+      new Family("kv_cache_misses", "Cache misses since start, by table and cache (block, row, buffer)"));
 
   private final KVStore store;
 
@@ -75,8 +75,8 @@ final class StoreCollector implements MultiCollector {
     CounterSnapshot.Builder expired = CounterSnapshot.builder().name("kv_expired_keys")
         .help("Keys removed by the active expiry passes since start");
     Map<String, CounterSnapshot.Builder> mapped = new LinkedHashMap<>();
-    for (String family : MAPPED_FAMILIES) {
-      mapped.put(family, CounterSnapshot.builder().name(family).help(MAPPED_HELP.get(family)));
+    for (Family f : MAPPED_FAMILIES) {
+      mapped.put(f.name(), CounterSnapshot.builder().name(f.name()).help(f.help()));
     }
     try {
       for (String db : store.listDBs()) {
@@ -121,7 +121,7 @@ final class StoreCollector implements MultiCollector {
   @Override
   public List<String> getPrometheusNames() {
     List<String> names = new ArrayList<>(List.of("kv_keys", "kv_storage_bytes", "kv_engine_stat", "kv_expired_keys"));
-    names.addAll(MAPPED_FAMILIES);
+    MAPPED_FAMILIES.forEach(f -> names.add(f.name()));
     return names;
   }
 }
