@@ -110,4 +110,8 @@ http_ok = sum(x.value for x in families["kv_requests"].samples
               if x.labels.get("protocol") == "http" and x.labels.get("command") == "key.put" and x.name == "kv_requests_total")
 assert http_ok >= 10, http_ok
 assert "kv_request_duration_seconds" in families and "jvm_memory_used_bytes" in families
+for name in ("kv_wal_sync_duration_seconds", "kv_wal_batch_records", "kv_checkpoint_duration_seconds"):
+    assert families[name].type == "histogram", (name, families.get(name))
+syncs = [x.value for x in families["kv_wal_syncs"].samples if x.name == "kv_wal_syncs_total"]
+assert syncs and syncs[0] >= 1, syncs
 print("OK")

@@ -270,6 +270,19 @@ public final class KVStore implements AutoCloseable {
     return services.expiry().stats();
   }
 
+  /**
+   * What the write-ahead log and the checkpoints have done since the store opened: fsyncs and their
+   * durations, bytes appended, group-commit batch sizes, checkpoints and their durations. Reading it
+   * takes no lock the write path takes; the numbers are recorded once per fsync, log {@code write()}
+   * and checkpoint, never per write.
+   *
+   * @throws StoreClosedException once the store is closed
+   */
+  public DurabilityStats durabilityStats() {
+    checkOpen();
+    return services.durabilityStats();
+  }
+
   /** The latched storage failure that made the store read-only, or {@code null}. */
   public KVStoreException failure() {
     return services.pipeline().failure();

@@ -22,7 +22,7 @@ class ModuleDependencyRulesTest {
   /** An import of the project outside the API's top-level types and the spi, io and codec packages. */
   private static final String BELOW_ENGINES = "^import (static )?org\\.kvstore\\.(?!(spi|io|codec)\\.|[A-Z]|%s\\.)";
   private static final Pattern ANY_PROJECT_IMPORT = Pattern.compile("^import (static )?org\\.kvstore\\.");
-  private static final Pattern BELOW_API = Pattern.compile("^import (static )?org\\.kvstore\\.(internal|wal|catalog|spi|io|codec|engine)\\.");
+  private static final Pattern BELOW_API = Pattern.compile("^import (static )?org\\.kvstore\\.(internal|wal|catalog|spi|io|codec|engine|stats)\\.");
   private static final Pattern UPPER_MODULES = Pattern.compile("^import (static )?org\\.kvstore\\.(server|bench)\\.");
 
   @Test

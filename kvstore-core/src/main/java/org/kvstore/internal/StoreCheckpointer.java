@@ -2,10 +2,13 @@ package org.kvstore.internal;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+import org.kvstore.Histogram;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreClosedException;
+import org.kvstore.stats.HistogramRecorder;
 import org.kvstore.wal.WriteAheadLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +35,8 @@ public final class StoreCheckpointer implements AutoCloseable {
   private volatile long lastBytes;
   private volatile long lastNanos = System.nanoTime();
   private volatile long completed;
+  private final HistogramRecorder durationNanos = HistogramRecorder.forNanos();
+  private final LongAdder failures = new LongAdder();
 
   public StoreCheckpointer(StoreCatalog catalog, WriteAheadLog wal, WritePipeline pipeline, Duration interval, long logBytes) {
     this.catalog = catalog;
@@ -50,6 +55,16 @@ public final class StoreCheckpointer implements AutoCloseable {
   /** Checkpoints completed since the store opened. */
   public long completed() {
     return completed;
+  }
+
+  /** The duration of each completed checkpoint since the store opened, in nanoseconds. */
+  public Histogram durationNanos() {
+    return durationNanos.snapshot();
+  }
+
+  /** Checkpoints that failed since the store opened. */
+  public long failures() {
+    return failures.sum();
   }
 
   private void run() {
@@ -73,8 +88,24 @@ public final class StoreCheckpointer implements AutoCloseable {
     }
   }
 
-  /** Flushes every table, then deletes log segments below every table's persisted state. */
+  /**
+   * Flushes every table, then deletes log segments below every table's persisted state. Records its
+   * duration, or counts it as failed when it throws.
+   */
   public synchronized void checkpoint() {
+    long start = System.nanoTime();
+    try {
+      checkpointLocked();
+    } catch (RuntimeException e) {
+      failures.increment();
+      throw e;
+    }
+    durationNanos.record(System.nanoTime() - start);
+  }
+
+  /** REQUIRES: this object's monitor. */
+  private void checkpointLocked() {
+    assert Thread.holdsLock(this);
     pipeline.checkWritable();
     long bytesAtStart = wal.bytesWritten();
     long needed = Long.MAX_VALUE;

@@ -3,6 +3,7 @@ package org.kvstore.internal;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.kvstore.Durability;
+import org.kvstore.DurabilityStats;
 import org.kvstore.KVStoreException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreOptions;
@@ -128,6 +129,12 @@ public final class StoreServices {
 
   public long checkpointsCompleted() {
     return checkpointer.completed();
+  }
+
+  /** The log's and the checkpointer's counters (see {@link DurabilityStats}). */
+  public DurabilityStats durabilityStats() {
+    return new DurabilityStats(wal.syncNanos(), wal.bytesWritten(), wal.batchRecords(),
+        checkpointer.durationNanos(), checkpointer.failures());
   }
 
   /** An online, consistent copy of the store in {@code target} (see {@link BackupWriter}). */

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import org.kvstore.io.StorageFile;
+import org.kvstore.stats.HistogramRecorder;
 
 /**
  * Frames records into the 32 KiB blocks of one log segment (docs/format/wal.md) and writes them.
@@ -20,15 +21,18 @@ import org.kvstore.io.StorageFile;
 final class WalWriter implements AutoCloseable {
   private final StorageFile file;
   private final long segmentNumber;
+  /** Where each fsync's duration goes (the log's, shared by its segments). */
+  private final HistogramRecorder syncNanos;
   /** End of the bytes framed so far (written or in the buffer). */
   private long framedEnd;
   /** End of the bytes written to the file. */
   private long writtenEnd;
   private ByteBuffer buffer = ByteBuffer.allocateDirect(256 * 1024).order(ByteOrder.LITTLE_ENDIAN);
 
-  WalWriter(StorageFile file, long segmentNumber, long end) {
+  WalWriter(StorageFile file, long segmentNumber, long end, HistogramRecorder syncNanos) {
     this.file = file;
     this.segmentNumber = segmentNumber;
+    this.syncNanos = syncNanos;
     this.framedEnd = end;
     this.writtenEnd = end;
   }
@@ -131,8 +135,11 @@ final class WalWriter implements AutoCloseable {
     }
   }
 
+  /** Fsyncs the segment and records how long that took (a failed fsync is not recorded). */
   void sync() throws IOException {
+    long start = System.nanoTime();
     file.sync();
+    syncNanos.record(System.nanoTime() - start);
   }
 
   @Override

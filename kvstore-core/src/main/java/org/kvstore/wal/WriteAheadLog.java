@@ -14,9 +14,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import org.kvstore.Histogram;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.StorageFile;
 import org.kvstore.spi.Mutation;
+import org.kvstore.stats.HistogramRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +83,10 @@ public final class WriteAheadLog implements CommitLog {
   private volatile long writtenLsn;
   private volatile long syncedLsn;
   private final AtomicLong bytesWritten = new AtomicLong();
+  /** Each fsync's duration; recorded by the segment writers, once per fsync, never per record. */
+  private final HistogramRecorder syncNanos = HistogramRecorder.forNanos();
+  /** Records per {@code write()}: the group-commit batch size, recorded once per group. */
+  private final HistogramRecorder batchRecords = HistogramRecorder.forPowersOfTwo(12);
   private volatile IOException fatal;
   private volatile boolean closed;
 
@@ -138,7 +144,7 @@ public final class WriteAheadLog implements CommitLog {
       f.close();
       throw e;
     }
-    WalWriter w = new WalWriter(f, number, 0);
+    WalWriter w = new WalWriter(f, number, 0, syncNanos);
     w.frame(WalFormat.encodeSegmentHeader(number, firstLsn), true);
     segments.put(number, firstLsn);
     return w;
@@ -195,6 +201,7 @@ public final class WriteAheadLog implements CommitLog {
     long first = -1;
     long last = -1;
     long before = writer.size();
+    int framed = 0;
     Pending p;
     try {
       while ((p = pending.poll()) != null) {
@@ -205,6 +212,8 @@ public final class WriteAheadLog implements CommitLog {
           if (last >= 0) {
             writer.writeFramed();
             bytesWritten.addAndGet(writer.size() - before);
+            batchRecords.record(framed);
+            framed = 0;
             writtenLsn = last;
             first = p.lsn();
           }
@@ -212,6 +221,7 @@ public final class WriteAheadLog implements CommitLog {
           before = writer.size();
         }
         writer.frame(encodeLocked(p), p.size(), false);
+        framed++;
         last = p.lsn();
       }
       if (last < 0) {
@@ -219,6 +229,7 @@ public final class WriteAheadLog implements CommitLog {
       }
       writer.writeFramed();
       bytesWritten.addAndGet(writer.size() - before);
+      batchRecords.record(framed);
       writtenLsn = last;
     } catch (WalAppendException e) {
       // The records framed in this group are not in the log; later records may still be written.
@@ -305,6 +316,16 @@ public final class WriteAheadLog implements CommitLog {
   /** Bytes appended since this log was opened. */
   public long bytesWritten() {
     return bytesWritten.get();
+  }
+
+  /** The duration of each fsync of a segment since this log was opened, in nanoseconds. */
+  public Histogram syncNanos() {
+    return syncNanos.snapshot();
+  }
+
+  /** The records each {@code write()} carried since this log was opened (the group-commit batch size). */
+  public Histogram batchRecords() {
+    return batchRecords.snapshot();
   }
 
   public long writtenLsn() {

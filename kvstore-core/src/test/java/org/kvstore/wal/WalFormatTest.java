@@ -19,6 +19,7 @@ import org.kvstore.RecoveryMode;
 import org.kvstore.io.FileSystem;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.spi.Mutation;
+import org.kvstore.stats.HistogramRecorder;
 import org.kvstore.testkit.Seeds;
 
 /**
@@ -47,7 +48,8 @@ class WalFormatTest {
 
   /** Writes a segment file of one header record and {@code records} payloads. */
   static void writeSegment(Path file, byte[] header, byte[]... records) throws Exception {
-    try (WalWriter w = new WalWriter(LocalFileSystem.INSTANCE.open(file, FileSystem.OpenMode.CREATE_NEW), 1, 0)) {
+    try (WalWriter w = new WalWriter(LocalFileSystem.INSTANCE.open(file, FileSystem.OpenMode.CREATE_NEW), 1, 0,
+        HistogramRecorder.forNanos())) {
       w.frame(header, true);
       for (byte[] r : records) {
         w.frame(r, false);

@@ -16,7 +16,7 @@ import org.kvstore.KVStore;
  * series (memory, GC pauses, threads, class loading, CPU, uptime and
  * {@code process_start_time_seconds}); the server's own series are collectors that read the
  * counters the front ends and the store already keep, when scraped, so no request pays for a
- * registry lookup ({@link RequestCollector}, {@link StoreCollector}).
+ * registry lookup ({@link RequestCollector}, {@link StoreCollector}, {@link DurabilityCollector}).
  *
  * <p>Thread safety: thread-safe.
  */
@@ -37,6 +37,7 @@ public final class ServerMetrics implements AutoCloseable {
     new UptimeMetrics().bindTo(registry);
     registry.getPrometheusRegistry().register(requests);
     registry.getPrometheusRegistry().register(new StoreCollector(store));
+    registry.getPrometheusRegistry().register(new DurabilityCollector(store));
   }
 
   /** Adds a protocol front end's series. */
