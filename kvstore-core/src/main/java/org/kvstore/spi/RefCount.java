@@ -69,6 +69,18 @@ public final class RefCount {
   }
 
   /**
+   * Sets the count to {@code update} only if it is {@code expect}; returns whether it did. For an
+   * owner that retires an object once its own references are the only ones left, while others may
+   * still acquire and release in passing.
+   */
+  public boolean compareAndSet(int expect, int update) {
+    if (update < 0) {
+      throw new IllegalArgumentException("reference count " + update + " is negative");
+    }
+    return count.compareAndSet(expect, update);
+  }
+
+  /**
    * Sets the count, for an owner that reuses a dead object ({@code n > 0}) or retires one nobody
    * else can hold ({@code n == 0}). REQUIRES: no other thread holds or acquires a reference
    * concurrently (for example, the count is zero, or the owner's own exclusion keeps others out).

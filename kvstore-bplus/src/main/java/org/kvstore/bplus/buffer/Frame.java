@@ -73,9 +73,21 @@ public final class Frame {
     refs.set(1);
   }
 
-  /** Locks a frame out while it is free-listed. REQUIRES: the caller's pin is the only one. */
+  /**
+   * Locks a frame out while it is free-listed, taking the caller's pin with it. Waits while another
+   * thread holds a pin for a moment: one that found the frame under the page it held before it was
+   * evicted pins it, sees another page id and unpins (a plain set would drop that pin, and its
+   * unpin would then kill the frame). REQUIRES: the caller holds exactly one pin and the frame is
+   * not mapped, so no other pin lasts.
+   */
   void markFree() {
-    refs.set(0);
+    for (int spins = 0; !refs.compareAndSet(2, 0); spins++) {
+      if (spins > 100) {
+        Thread.yield();
+      } else {
+        Thread.onSpinWait();
+      }
+    }
   }
 
   /**

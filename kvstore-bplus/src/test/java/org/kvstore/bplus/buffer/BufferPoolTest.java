@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,6 +51,20 @@ class BufferPoolTest {
     try (PinnedPage p = pool.fetch(id).latchShared()) {
       return (int) OverflowPage.chainId(p.data());
     }
+  }
+
+  @Test
+  void markFree_whileAStaleThreadHoldsAPin_waitsForItsUnpin() throws Exception {
+    Frame f = new Frame(0, 64);
+    f.pinOnceForCaller(); // the pool handed the frame to a caller, who then lost a race and frees it
+    assertThat(f.tryPin()).as("a thread that found the frame under its evicted page").isTrue();
+    CompletableFuture<Void> freeing = CompletableFuture.runAsync(f::markFree);
+    Thread.sleep(100);
+    assertThat(freeing).as("free-listing waits for the stale pin").isNotDone();
+    f.unpin(); // balanced: must not find the frame dead
+    freeing.get(10, TimeUnit.SECONDS);
+    assertThat(f.pins()).isEqualTo(-1);
+    assertThat(f.tryPin()).as("a free-listed frame cannot be pinned").isFalse();
   }
 
   @Test
