@@ -2,7 +2,8 @@ package org.kvstore.server.http;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -12,11 +13,13 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import org.kvstore.server.ProtocolServer;
@@ -110,10 +113,7 @@ public final class HttpProtocolServer implements ProtocolServer {
           protected void initChannel(SocketChannel ch) {
             accepted.increment();
             if (connections.size() >= settings.maxClients()) {
-              ch.pipeline().addLast(new HttpServerCodec());
-              ch.writeAndFlush(service.problemResponse(new HttpProblem(ProblemCode.TOO_MANY_CONNECTIONS,
-                      "max number of clients reached (" + settings.maxClients() + ")"), null))
-                  .addListener(ChannelFutureListener.CLOSE);
+              refuse(ch);
               return;
             }
             connections.add(ch);
@@ -151,4 +151,30 @@ public final class HttpProtocolServer implements ProtocolServer {
   public void closeConnections() {
     connections.close().awaitUninterruptibly();
   }
+
+  /**
+   * Answers a connection over {@code --maxclients} with a 503 and ends it without a reset: the
+   * response is followed by a half-close, whatever the client sends meanwhile is read and dropped,
+   * and the connection closes when the client closes its side (or after a second). Closing at once
+   * while a request sits unread would make the kernel answer with a reset that can overtake the 503.
+   */
+  private void refuse(SocketChannel ch) {
+    ch.pipeline().addLast(new HttpServerCodec()).addLast(new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ReferenceCountUtil.release(msg);
+      }
+    });
+    ch.writeAndFlush(service.problemResponse(new HttpProblem(ProblemCode.TOO_MANY_CONNECTIONS,
+            "max number of clients reached (" + settings.maxClients() + ")"), null))
+        .addListener(f -> {
+          if (f.isSuccess()) {
+            ch.shutdownOutput();
+            ch.eventLoop().schedule(() -> ch.close(), 1, TimeUnit.SECONDS);
+          } else {
+            ch.close();
+          }
+        });
+  }
+
 }
