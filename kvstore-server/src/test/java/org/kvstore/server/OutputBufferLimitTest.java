@@ -58,12 +58,17 @@ class OutputBufferLimitTest {
 
   @AfterAll
   static void stop() throws Exception {
-    if (server != null) {
+    if (server == null) {
+      return;
+    }
+    try {
       // The disconnections' log lines, in the test report.
       server.stdout().stream().filter(l -> l.contains(" WARN ")).forEach(System.out::println);
       assertHealthy();
       server.sigterm();
       server.awaitExit();
+    } finally {
+      server.close();
     }
   }
 
@@ -127,7 +132,7 @@ class OutputBufferLimitTest {
   }
 
   @Test
-  void keysAndMget_readByTheClient_completeWholeWithinTheLimit() throws Exception {
+  void keysAndMget_readByTheClient_completeWhole_evenAnMgetOverTheLimit() throws Exception {
     long before = disconnections();
     try (Socket reader = new Socket("127.0.0.1", port)) {
       reader.setSoTimeout(30_000);
@@ -156,6 +161,20 @@ class OutputBufferLimitTest {
       values.write("$-1\r\n".getBytes(StandardCharsets.US_ASCII));
       send(reader, command(args));
       assertThat(readN(reader, values.size())).as("MGET reply").isEqualTo(values.toByteArray());
+
+      // MGET of all 20,000 keys: a reply of 20 MB, five times the hard limit, sent while it is read.
+      String[] all = new String[SMALL_KEYS + 1];
+      all[0] = "MGET";
+      for (int i = 0; i < SMALL_KEYS; i++) {
+        all[i + 1] = key(i);
+      }
+      send(reader, command(all));
+      byte[] header = ("*" + SMALL_KEYS + "\r\n").getBytes(StandardCharsets.US_ASCII);
+      assertThat(readN(reader, header.length)).isEqualTo(header);
+      for (int i = 0; i < SMALL_KEYS; i++) {
+        byte[] expected = bulk(value(i));
+        assertThat(readN(reader, expected.length)).as("value %d of MGET", i).isEqualTo(expected);
+      }
 
       send(reader, command("PING"));
       assertThat(readN(reader, 7)).isEqualTo("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));

@@ -133,7 +133,7 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     observeSoft(change(-bytes));
   }
 
-  /** Bytes this connection holds now. */
+  @Override
   public synchronized long buffered() {
     return held;
   }

@@ -18,6 +18,11 @@ public interface ReplyBudget {
 
     @Override
     public void release(long bytes) {}
+
+    @Override
+    public long buffered() {
+      return 0;
+    }
   };
 
   /**
@@ -29,4 +34,7 @@ public interface ReplyBudget {
 
   /** Gives back {@code bytes} reserved earlier. */
   void release(long bytes);
+
+  /** Bytes the client holds now: queued for its socket plus reserved. */
+  long buffered();
 }

@@ -12,8 +12,14 @@ import org.kvstore.server.output.ReplyBudget;
  * reply whose length is known only at the end cannot be sent before it is built; building it
  * encoded keeps it at about its size on the wire, and the budget stops it at the client's limit.
  *
- * <p>When a part cannot be reserved the client is being disconnected: {@link #addBulk} releases
- * what the builder holds and throws, so the command stops and closes its cursor.
+ * <p>When the length is known up front ({@link #streaming}: a large MGET) and the connection can
+ * take it, the header goes first and each full part is sent at once ({@link ReplyStreamer}), so
+ * the reply is never held whole.
+ *
+ * <p>When a part cannot be reserved (or sent) the client is being disconnected: {@link #addBulk}
+ * releases what the builder holds and throws, so the command stops and closes its cursor. A command
+ * that fails after a streamed reply has begun must close the connection ({@link #streamed()}).
+
  *
  * <p>Thread safety: confined to the thread that runs the command.
  */
@@ -30,10 +36,45 @@ final class ReplyArrayBuilder {
   private int count;
   private long reserved;
   private final byte[] digits = new byte[24];
+  /** Sends full parts as they are made, or null: they are kept for {@link #build}. */
+  private final ReplyStreamer streamer;
+  /** Some part has been sent: the reply is under way on the wire. */
+  private boolean streamed;
 
   ReplyArrayBuilder(RespSession session) {
     this.budget = session.replyBudget();
     this.protocol = session.protocolVersion();
+    this.streamer = null;
+  }
+
+  private ReplyArrayBuilder(RespSession session, ReplyStreamer streamer, int count) {
+    this.budget = session.replyBudget();
+    this.protocol = session.protocolVersion();
+    this.streamer = streamer;
+    putByte((byte) '*');
+    putLong(count);
+    putCrlf();
+  }
+
+  /**
+   * A builder for an array of {@code count} elements that sends its parts as they are made when the
+   * connection can take them ({@link RespSession#streamer()}), else a plain one.
+   */
+  static ReplyArrayBuilder streaming(RespSession session, int count) {
+    ReplyStreamer s = session.streamer();
+    return s == null ? new ReplyArrayBuilder(session) : new ReplyArrayBuilder(session, s, count);
+  }
+
+  /** Whether part of the reply was already sent: after a failure the connection must close. */
+  boolean streamed() {
+    return streamed;
+  }
+
+  /** Closes the connection of a streamed reply that cannot be finished. */
+  void abort() {
+    if (streamer != null) {
+      streamer.abort();
+    }
   }
 
   /** Appends a bulk string, or the null reply when {@code value} is null (a missing key of MGET). */
@@ -55,12 +96,16 @@ final class ReplyArrayBuilder {
     return count;
   }
 
-  /** The reply; the builder must not be used afterwards. */
+  /**
+   * The reply, or with a streaming builder its rest (its header in its first part or already sent);
+   * the builder must not be used afterwards.
+   */
   RespMessage.EncodedArray build() {
     if (part != null) {
       parts.add(part);
     }
-    RespMessage.EncodedArray a = new RespMessage.EncodedArray(count, List.copyOf(parts), pos, reserved, budget);
+    RespMessage.EncodedArray a = new RespMessage.EncodedArray(
+        streamer == null ? count : RespMessage.EncodedArray.HEADER_SENT, List.copyOf(parts), pos, reserved, budget);
     parts.clear();
     part = null;
     return a;
@@ -112,6 +157,16 @@ final class ReplyArrayBuilder {
   }
 
   private void newPart() {
+    if (part != null && streamer != null) {
+      byte[] full = part;
+      part = null;
+      reserved -= PART_BYTES;
+      streamed = true;
+      if (!streamer.send(full, full.length, PART_BYTES)) {
+        discard();
+        throw new CommandException("ERR the connection closed while its reply was sent");
+      }
+    }
     if (!budget.tryReserve(PART_BYTES)) {
       discard();
       throw new CommandException("ERR the reply is over the client output buffer limit; closing the connection");

@@ -131,6 +131,11 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    session.streamer(new ReplyStreamer(ctx, session.replyBudget()));
+  }
+
+  @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     if (out != null) {
       out.release();
@@ -398,6 +403,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   private void submit(ChannelHandlerContext ctx, RespRequest request) {
     busy = true;
+    // The replies before it go to the channel first: the command may send its own while it runs
+    // (ReplyStreamer).
+    writeOut(ctx);
     try {
       workers.execute(() -> {
         List<RespMessage> replies = List.of(execute(request));
@@ -492,12 +500,13 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
    */
   private void writeEncoded(ChannelHandlerContext ctx, RespMessage.EncodedArray e) {
     e.release();
-    if (out == null) {
-      out = ctx.alloc().ioBuffer(4096);
+    if (e.count() != RespMessage.EncodedArray.HEADER_SENT) {
+      if (out == null) {
+        out = ctx.alloc().ioBuffer(4096);
+      }
+      RespEncoder.writeArrayHeader(out, e.count());
     }
-    RespEncoder.writeArrayHeader(out, e.count());
-    ctx.write(out, ctx.voidPromise());
-    out = null;
+    writeOut(ctx);
     for (int i = 0; i < e.parts().size(); i++) {
       ctx.write(Unpooled.wrappedBuffer(e.parts().get(i), 0, e.partLength(i)), ctx.voidPromise());
     }

@@ -55,7 +55,9 @@ public final class RespEncoder {
         encode(item, protocol, out);
       }
     } else if (message instanceof RespMessage.EncodedArray e) {
-      writeArrayHeader(out, e.count());
+      if (e.count() != RespMessage.EncodedArray.HEADER_SENT) {
+        writeArrayHeader(out, e.count());
+      }
       for (int i = 0; i < e.parts().size(); i++) {
         out.writeBytes(e.parts().get(i), 0, e.partLength(i));
       }

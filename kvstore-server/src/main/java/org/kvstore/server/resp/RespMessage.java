@@ -85,6 +85,12 @@ public sealed interface RespMessage {
    * <p>Thread safety: immutable but for the release flag (atomic).
    */
   final class EncodedArray implements RespMessage {
+    /**
+     * The count of the rest of a streamed array ({@link ReplyStreamer}): its header is in its first
+     * part, which was sent already or is among these parts.
+     */
+    static final int HEADER_SENT = -1;
+
     private final int count;
     private final List<byte[]> parts;
     private final int lastLength;
@@ -100,6 +106,7 @@ public sealed interface RespMessage {
       this.budget = budget;
     }
 
+    /** Elements, or {@link #HEADER_SENT}: the parts hold the header, or end a reply under way. */
     public int count() {
       return count;
     }

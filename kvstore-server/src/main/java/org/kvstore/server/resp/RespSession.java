@@ -47,6 +47,8 @@ public final class RespSession {
   private boolean closeRequested;
   /** What the connection may still buffer of its replies; set once, before its first request. */
   private volatile ReplyBudget replyBudget = ReplyBudget.UNLIMITED;
+  /** Sends a large reply of known length while it is built; null when the connection has none. */
+  private volatile ReplyStreamer streamer;
 
   RespSession(long id, SocketAddress remote, SocketAddress local, boolean authenticated) {
     this.id = id;
@@ -69,6 +71,18 @@ public final class RespSession {
 
   ReplyBudget replyBudget() {
     return replyBudget;
+  }
+
+  void streamer(ReplyStreamer s) {
+    streamer = s;
+  }
+
+  /**
+   * Where a reply of known length may be sent while it is built, or null: none is set, or EXEC is
+   * running (the reply is one element of EXEC's).
+   */
+  ReplyStreamer streamer() {
+    return transactionView == null ? streamer : null;
   }
 
   /** The client as a log line names it: {@code id=5 addr=127.0.0.1:40522 name=app cmd=keys}. */

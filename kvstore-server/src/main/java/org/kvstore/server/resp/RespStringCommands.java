@@ -117,8 +117,10 @@ final class RespStringCommands {
   /**
    * {@code MGET key [key ...]}. Up to {@link #LARGE_MGET} keys are read together; a larger one
    * (which runs on a worker, {@link RespCommandExecutor#mayBlock}) reads them {@link #MGET_STEP} at
-   * a time into a reply built encoded against the client's output budget
-   * ({@link ReplyArrayBuilder}), so a million keys never become a million reply objects.
+   * a time into a reply encoded part by part against the client's output budget and sent as it is
+   * made ({@link ReplyArrayBuilder#streaming}), so a million keys never become a million reply
+   * objects, and a client that reads gets a reply of any size while the server holds about 1 MiB
+   * of it.
    */
   private RespMessage mget(RespSession s, RespRequest r) {
     int n = r.size() - 1;
@@ -136,7 +138,7 @@ final class RespStringCommands {
       }
       return new RespMessage.ArrayReply(out);
     }
-    ReplyArrayBuilder out = new ReplyArrayBuilder(s);
+    ReplyArrayBuilder out = ReplyArrayBuilder.streaming(s, n);
     try {
       byte[][] keys = new byte[MGET_STEP][];
       byte[][] values = new byte[MGET_STEP][];
@@ -157,6 +159,9 @@ final class RespStringCommands {
       }
     } catch (RuntimeException e) {
       out.discard();
+      if (out.streamed()) {
+        out.abort();
+      }
       throw e;
     }
     return out.build();
