@@ -27,6 +27,7 @@ import org.kvstore.server.http.HttpProtocolServer;
 import org.kvstore.server.metrics.ByteCounter;
 import org.kvstore.server.metrics.ProtocolMetrics;
 import org.kvstore.server.metrics.ServerMetrics;
+import org.kvstore.server.output.OutputLimits;
 import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandExecutor;
@@ -134,7 +135,9 @@ public final class KVStoreServer implements AutoCloseable {
       ServerSettings settings = new ServerSettings(
           version(), store.directory(), config.bind(), config.durability(), config.password(),
           config.maxClients(), config.protoMaxBulkLen(), config.protoMaxMultibulkLen());
-      RespCommandExecutor executor = new RespCommandExecutor(keyspace, settings);
+      OutputLimits outputLimits = new OutputLimits(config.clientOutputHardLimit(), config.clientOutputSoftLimit(),
+          config.clientOutputSoftSeconds(), config.clientOutputTotal());
+      RespCommandExecutor executor = new RespCommandExecutor(keyspace, settings, outputLimits);
       workers = newWorkerPool(config.workerThreads());
       int cores = Runtime.getRuntime().availableProcessors();
       if (config.readHelpers(cores) > 0) {
@@ -142,13 +145,16 @@ public final class KVStoreServer implements AutoCloseable {
       }
       transport = new NettyTransport(config.eventLoops(cores), config.ioSpinMicros());
       metrics = new ServerMetrics(store);
+      metrics.counter("kvstore_client_output_buffer_limit_disconnections",
+          "client connections closed for going over an output buffer limit", outputLimits::disconnections);
       RespProtocolServer resp = null;
       if (config.respPort() >= 0) {
         ByteCounter respBytes = new ByteCounter();
         long budget = config.queryBufferBudget() > 0
             ? config.queryBufferBudget() : Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
         resp = new RespProtocolServer(transport, config.bind(), config.respPort(), executor, workers,
-            reads, new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L, respBytes);
+            reads, new QueryBufferBudget(budget), config.protoReadTimeoutSeconds() * 1000L, respBytes,
+            outputLimits);
         resp.start();
         started.add(resp);
         metrics.add(new ProtocolMetrics("resp", executor.requestCounts(), executor::connectedClients,
@@ -165,7 +171,7 @@ public final class KVStoreServer implements AutoCloseable {
         http = new HttpProtocolServer(
             new HttpProtocolServer.Options(config.bind(), config.httpPort(), config.httpCorsOrigin(),
                 config.protoReadTimeoutSeconds() * 1000L, transport.acceptGroup(), transport.ioGroup(),
-                transport.serverChannelClass(), workers),
+                transport.serverChannelClass(), workers, outputLimits),
             keyspace, settings, metrics, readiness);
         http.start();
         started.add(http);
@@ -175,7 +181,7 @@ public final class KVStoreServer implements AutoCloseable {
         ThriftRequestCounter thriftRequests = new ThriftRequestCounter();
         thrift = new ThriftProtocolServer(transport, config.bind(), config.thriftPort(), keyspace,
             ThriftLimits.of(config.thriftMaxFrameBytes(), store.options().maxValueBytes()), config.password(),
-            workers, thriftRequests::served);
+            workers, thriftRequests::served, outputLimits);
         thrift.start();
         started.add(thrift);
         metrics.add(new ProtocolMetrics("thrift", thriftRequests.counts(), thrift::openConnections,

@@ -14,6 +14,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 import org.kvstore.server.metrics.ByteCounter;
+import org.kvstore.server.output.OutputGuard;
+import org.kvstore.server.output.OutputLimits;
 import org.kvstore.server.resp.QueryBufferBudget;
 import org.kvstore.server.resp.ReadOffload;
 import org.kvstore.server.resp.RespCommandHandler;
@@ -27,8 +29,10 @@ import org.kvstore.server.resp.ReplyFlusher;
  * The Redis-protocol front end: a Netty server whose pipeline per connection is
  *
  * <pre>
- *   socket ──▶ RespDecoder ──▶ RespCommandHandler ──▶ (ByteBuf replies) ──▶ socket
+ *   socket ──▶ RespDecoder ──▶ RespCommandHandler ──▶ (ByteBuf replies) ──▶ OutputGuard ──▶ socket
  * </pre>
+ *
+ * <p>The {@link OutputGuard} holds each client to the server's output buffer limits.
  *
  * <p>Thread safety: see {@link ProtocolServer}.
  */
@@ -48,12 +52,14 @@ final class RespProtocolServer implements ProtocolServer {
   private final QueryBufferBudget budget;
   private final long readTimeoutMillis;
   private final ByteCounter bytes;
+  private final OutputLimits outputLimits;
   private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
   private volatile Channel serverChannel;
 
   RespProtocolServer(
       NettyTransport transport, String bind, int port, RespCommandExecutor sessions, Executor workers,
-      ReadOffload reads, QueryBufferBudget budget, long readTimeoutMillis, ByteCounter bytes) {
+      ReadOffload reads, QueryBufferBudget budget, long readTimeoutMillis, ByteCounter bytes,
+      OutputLimits outputLimits) {
     this.transport = transport;
     this.bind = bind;
     this.port = port;
@@ -64,6 +70,7 @@ final class RespProtocolServer implements ProtocolServer {
     this.budget = budget;
     this.readTimeoutMillis = readTimeoutMillis;
     this.bytes = bytes;
+    this.outputLimits = outputLimits;
   }
 
   /** The budget of incomplete requests' bytes (for tests and INFO). */
@@ -99,6 +106,9 @@ final class RespProtocolServer implements ProtocolServer {
             }
             connections.add(ch);
             ch.pipeline().addLast("bytes", bytes);
+            OutputGuard output = outputLimits.newGuard("RESP", session::describe);
+            session.replyBudget(output);
+            ch.pipeline().addLast("output", output);
             ch.pipeline().addLast("resp-decoder",
                 new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
                     budget, readTimeoutMillis));

@@ -106,6 +106,27 @@ public final class ServerConfig {
   public static final Setting<Long> QUERY_BUFFER_BUDGET = Setting.size("query-buffer-budget", "BYTES", 0L,
       "bytes of incomplete requests all clients may hold together; 0 = a quarter of the heap",
       zeroOrAtLeast(MB));
+  /**
+   * Bytes of replies one client may have buffered (queued and not yet taken by its socket, plus a
+   * large reply being built); over it the client is disconnected at once. See
+   * {@link org.kvstore.server.output.OutputLimits}.
+   */
+  public static final Setting<Long> CLIENT_OUTPUT_HARD_LIMIT = Setting.size("client-output-buffer-hard-limit", "BYTES",
+      ServerConfig::defaultOutputHardLimit, "256mb or a quarter of the heap, if less",
+      "bytes of replies one client may have buffered; over it the client is disconnected",
+      Setting.sizeRange(64 * 1024, Long.MAX_VALUE));
+  /** A client with more buffered reply bytes than this for {@link #CLIENT_OUTPUT_SOFT_SECONDS} is disconnected. */
+  public static final Setting<Long> CLIENT_OUTPUT_SOFT_LIMIT = Setting.size("client-output-buffer-soft-limit", "BYTES",
+      512 * 1024L, "a client over this many buffered reply bytes for client-output-buffer-soft-seconds is disconnected",
+      Setting.sizeRange(64 * 1024, Long.MAX_VALUE));
+  /** How long a client may stay over {@link #CLIENT_OUTPUT_SOFT_LIMIT} (0: the soft limit is off). */
+  public static final Setting<Integer> CLIENT_OUTPUT_SOFT_SECONDS = Setting.integer("client-output-buffer-soft-seconds",
+      "SECONDS", 60, 0, 86_400, "seconds a client may stay over client-output-buffer-soft-limit; 0 = no soft limit");
+  /** Bytes of replies all clients may have buffered together; over it the largest are disconnected. */
+  public static final Setting<Long> CLIENT_OUTPUT_TOTAL = Setting.size("client-output-buffer-total", "BYTES",
+      ServerConfig::defaultOutputTotal, "a quarter of the heap",
+      "bytes of replies all clients may have buffered together; over it the largest clients are disconnected",
+      Setting.sizeRange(MB, Long.MAX_VALUE));
   /** Bytes of the block cache the store's lsm tables share (0 caches nothing). */
   public static final Setting<Long> BLOCK_CACHE_SIZE = Setting.size("block-cache-size", "BYTES",
       StoreOptions::defaultBlockCacheBytes, "a quarter of the heap",
@@ -138,7 +159,8 @@ public final class ServerConfig {
       DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, HTTP_CORS_ORIGIN,
       LOG_LEVEL,
       PROTO_MAX_BULK_LEN, PROTO_MAX_MULTIBULK_LEN, DATABASES, MAX_CLIENTS, WORKER_THREADS, IO_THREADS,
-      READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, BLOCK_CACHE_SIZE,
+      READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
+      CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
@@ -246,6 +268,32 @@ public final class ServerConfig {
 
   public long queryBufferBudget() {
     return get(QUERY_BUFFER_BUDGET);
+  }
+
+  public long clientOutputHardLimit() {
+    return get(CLIENT_OUTPUT_HARD_LIMIT);
+  }
+
+  public long clientOutputSoftLimit() {
+    return get(CLIENT_OUTPUT_SOFT_LIMIT);
+  }
+
+  public int clientOutputSoftSeconds() {
+    return get(CLIENT_OUTPUT_SOFT_SECONDS);
+  }
+
+  public long clientOutputTotal() {
+    return get(CLIENT_OUTPUT_TOTAL);
+  }
+
+  /** 256 MiB, or a quarter of the heap when that is less (at least 1 MiB). */
+  static long defaultOutputHardLimit() {
+    return Math.max(MB, Math.min(256 * MB, Runtime.getRuntime().maxMemory() / 4));
+  }
+
+  /** A quarter of the heap (at least 1 MiB). */
+  static long defaultOutputTotal() {
+    return Math.max(MB, Runtime.getRuntime().maxMemory() / 4);
   }
 
   public long blockCacheBytes() {

@@ -11,6 +11,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import org.kvstore.server.command.Keyspace;
+import org.kvstore.server.output.OutputLimits;
 import org.kvstore.server.thrift.ThriftConnectionHandler;
 import org.kvstore.server.thrift.ThriftKvService;
 import org.kvstore.server.thrift.ThriftLimits;
@@ -38,6 +39,7 @@ final class ThriftProtocolServer implements ProtocolServer {
   /** Digest of the password, or null when there is none. */
   private final byte[] passwordDigest;
   private final Executor workers;
+  private final OutputLimits outputLimits;
   private final ThriftRequestObserver observer;
   private final ChannelGroup connections = new DefaultChannelGroup("thrift", GlobalEventExecutor.INSTANCE);
   private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
@@ -45,7 +47,7 @@ final class ThriftProtocolServer implements ProtocolServer {
   private Channel serverChannel;
 
   ThriftProtocolServer(NettyTransport transport, String bind, int port, Keyspace keyspace, ThriftLimits limits,
-      String password, Executor workers, ThriftRequestObserver observer) {
+      String password, Executor workers, ThriftRequestObserver observer, OutputLimits outputLimits) {
     this.transport = transport;
     this.bind = bind;
     this.port = port;
@@ -54,6 +56,7 @@ final class ThriftProtocolServer implements ProtocolServer {
     this.passwordDigest = password == null ? null : ThriftKvService.digest(password);
     this.workers = workers;
     this.observer = observer;
+    this.outputLimits = outputLimits;
   }
 
   @Override
@@ -92,6 +95,7 @@ final class ThriftProtocolServer implements ProtocolServer {
             connections.add(ch);
             accepted.incrementAndGet();
             ch.pipeline().addLast("bytes", bytes);
+            ch.pipeline().addLast("output", outputLimits.newGuard("Thrift", () -> "addr=" + ch.remoteAddress()));
             ch.pipeline().addLast("thrift-decoder", new ThriftMessageDecoder(limits.maxMessageBytes()));
             ch.pipeline().addLast("thrift-handler", new ThriftConnectionHandler(
                 new ThriftKvService(keyspace, limits, passwordDigest), workers, observer, limits.maxMessageBytes()));

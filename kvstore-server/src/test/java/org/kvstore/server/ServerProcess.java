@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  */
 final class ServerProcess implements AutoCloseable {
   private static final Pattern STARTED = Pattern.compile("RESP on [^ ]+:(\\d+)");
+  private static final Pattern HTTP_STARTED = Pattern.compile("HTTP on [^ ]+:(\\d+)");
 
   private final Process process;
   private final List<String> out = Collections.synchronizedList(new ArrayList<>());
@@ -36,9 +37,14 @@ final class ServerProcess implements AutoCloseable {
   }
 
   static ServerProcess launch(String... args) throws IOException {
+    return launchWithHeap("256m", args);
+  }
+
+  /** Like {@link #launch}, with a maximum heap of {@code heap} ({@code -Xmx}). */
+  static ServerProcess launchWithHeap(String heap, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx256m");
+    cmd.add("-Xmx" + heap);
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
@@ -76,11 +82,20 @@ final class ServerProcess implements AutoCloseable {
 
   /** Waits (up to 30 s) for the start-up line and returns the RESP port it names. */
   int awaitPort() throws InterruptedException {
+    return awaitPort(STARTED);
+  }
+
+  /** After {@link #awaitPort()}: the HTTP port the start-up line names. */
+  int httpPort() throws InterruptedException {
+    return awaitPort(HTTP_STARTED);
+  }
+
+  private int awaitPort(Pattern started) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
       synchronized (out) {
         for (String line : out) {
-          Matcher m = STARTED.matcher(line);
+          Matcher m = started.matcher(line);
           if (m.find()) {
             return Integer.parseInt(m.group(1));
           }
@@ -116,7 +131,11 @@ final class ServerProcess implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
-  long pid() {
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+    long pid() {
     return process.pid();
   }
 

@@ -1,9 +1,9 @@
 package org.kvstore.server.command;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.kvstore.Cursor;
 import org.kvstore.Entry;
 import org.kvstore.Precondition;
@@ -26,36 +26,36 @@ public final class KeyspaceCommands {
   /** Most keys one SCAN call reads. */
   static final int MAX_SCAN_COUNT = 100_000;
 
-  /** One SCAN step: the keys found, and the cursor to continue with (0: the iteration is done). */
-  public record ScanPage(long nextCursor, List<byte[]> keys) {}
-
   private final ScanCursors cursors = new ScanCursors();
 
-  /** KEYS: the keys matching {@code pattern}, in order. */
-  public List<byte[]> keys(Table t, GlobPattern pattern) {
+  /**
+   * KEYS: hands the keys matching {@code pattern} to {@code sink}, in order, as the cursor reads
+   * them (a reply may be too large to hold as a list). An exception from {@code sink} stops the scan.
+   */
+  public void keys(Table t, GlobPattern pattern, Consumer<byte[]> sink) {
     byte[] prefix = pattern.literalPrefix();
     byte[] from = prefix.length == 0 ? null : prefix;
     byte[] to = prefix.length == 0 ? null : GlobPattern.prefixEnd(prefix);
-    List<byte[]> out = new ArrayList<>();
     try (Cursor c = t.scan(from, to, 0)) {
       while (c.next()) {
         byte[] k = c.key();
         if (pattern.matches(k)) {
-          out.add(k);
+          sink.accept(k);
         }
       }
     }
-    return out;
   }
 
   /**
-   * SCAN: reads up to {@code count} keys from where {@code cursor} left off (0: from the start) and
-   * returns those matching {@code pattern} (null: all); with {@code typeMatches} false none (every
+   * SCAN: reads up to {@code count} keys from where {@code cursor} left off (0: from the start),
+   * hands those matching {@code pattern} (null: all) to {@code sink}, and returns the cursor to
+   * continue with (0: the iteration is done); with {@code typeMatches} false it hands none (every
    * value is a string: a TYPE filter other than string matches nothing, but the cursor moves on).
    *
    * @throws CommandException {@code ERR invalid cursor} for an unknown or evicted cursor
    */
-  public ScanPage scan(Table table, long cursor, GlobPattern pattern, long count, boolean typeMatches) {
+  public long scan(Table table, long cursor, GlobPattern pattern, long count, boolean typeMatches,
+      Consumer<byte[]> sink) {
     // Inside EXEC the table is the transaction's view; a cursor names the table itself, so an
     // iteration may go on outside the transaction.
     Table cursorTable = table instanceof TransactionView view ? view.base() : table;
@@ -76,7 +76,6 @@ public final class KeyspaceCommands {
       to = GlobPattern.prefixEnd(prefix);
     }
     int limit = (int) Math.min(count, MAX_SCAN_COUNT);
-    List<byte[]> keys = new ArrayList<>();
     byte[] next = null;
     int seen = 0;
     try (Cursor c = table.scan(from, to, limit + 1)) {
@@ -87,12 +86,11 @@ public final class KeyspaceCommands {
           break;
         }
         if (typeMatches && (pattern == null || pattern.matches(k))) {
-          keys.add(k);
+          sink.accept(k);
         }
       }
     }
-    long nextId = next == null ? 0 : cursors.register(cursorTable, next);
-    return new ScanPage(nextId, keys);
+    return next == null ? 0 : cursors.register(cursorTable, next);
   }
 
   /** TYPE: {@code "string"} when {@code key} exists, else {@code "none"}. */

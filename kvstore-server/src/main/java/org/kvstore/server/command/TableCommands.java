@@ -1,8 +1,8 @@
 package org.kvstore.server.command;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.BiConsumer;
 import org.kvstore.AlreadyExistsException;
 import org.kvstore.Cursor;
 import org.kvstore.NoSuchDatabaseException;
@@ -21,9 +21,6 @@ import org.kvstore.TableInfo;
  * <p>Thread safety: thread-safe.
  */
 public final class TableCommands {
-  /** One entry of a range. The arrays belong to the caller. */
-  public record Entry(byte[] key, byte[] value) {}
-
   private final Keyspace keyspace;
 
   public TableCommands(Keyspace keyspace) {
@@ -77,16 +74,15 @@ public final class TableCommands {
   }
 
   /**
-   * The entries from {@code start} (inclusive) to {@code end} (exclusive), in key order; a null
-   * bound is an open end; at most {@code limit} entries (0: no limit).
+   * Hands the entries from {@code start} (inclusive) to {@code end} (exclusive) to {@code sink}, in
+   * key order, as the cursor reads them; a null bound is an open end; at most {@code limit} entries
+   * (0: no limit). An exception from {@code sink} stops the scan.
    */
-  public List<Entry> range(Table t, byte[] start, byte[] end, int limit) {
-    List<Entry> out = new ArrayList<>();
+  public void range(Table t, byte[] start, byte[] end, int limit, BiConsumer<byte[], byte[]> sink) {
     try (Cursor c = t.scan(start, end, limit)) {
       while (c.next()) {
-        out.add(new Entry(c.key(), c.value()));
+        sink.accept(c.key(), c.value());
       }
     }
-    return out;
   }
 }

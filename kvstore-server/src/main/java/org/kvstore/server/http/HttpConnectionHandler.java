@@ -17,8 +17,10 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * One connection's requests, answered one at a time in order (HTTP/1.1 pipelining keeps its
  * order): a request runs on the event loop when it cannot block, else on a worker, and the next
- * one starts once its response is written. While a connection has a backlog of pipelined requests
- * it stops reading (back-pressure).
+ * one starts once its response is written. While a connection has a backlog of pipelined requests,
+ * or its responses pass the write-buffer high-water mark because it does not read them, it stops
+ * reading and answering (back-pressure); its output buffer limits
+ * ({@link org.kvstore.server.output.OutputGuard}) then disconnect a client that stays so.
  *
  * <p>Thread safety: confined to the connection's event loop (worker results come back through it).
  */
@@ -31,6 +33,10 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<HttpService.Call> queue = new ArrayDeque<>();
   private boolean busy;
   private boolean closed;
+  /** A response is written and the channel is not writable: the next request waits for it to drain. */
+  private boolean waitingToWrite;
+  /** The request line of the request running or answered last, for the log line of a disconnection. */
+  private volatile String lastRequest = "";
 
   HttpConnectionHandler(HttpService service, Executor workers) {
     this.service = service;
@@ -76,6 +82,14 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void next(ChannelHandlerContext ctx) {
+    if (!ctx.channel().isWritable()) {
+      // The client does not read its responses: answer nothing more (and read nothing more) until
+      // the channel drains, so what it is sent stays near the write-buffer high-water mark.
+      waitingToWrite = true;
+      busy = true;
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
     HttpService.Call call = queue.poll();
     if (call == null) {
       busy = false;
@@ -83,6 +97,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     busy = true;
+    lastRequest = call.request.method() + " " + call.request.uri();
     service.prepare(call);
     if (!call.offload) {
       service.run(call);
@@ -127,9 +142,24 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (waitingToWrite && ctx.channel().isWritable()) {
+      waitingToWrite = false;
+      next(ctx);
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  /** The client as a disconnection's log line names it: address and last request. */
+  String describe(io.netty.channel.Channel ch) {
+    String r = lastRequest;
+    return "addr=" + ch.remoteAddress() + " request=" + (r.length() > 200 ? r.substring(0, 200) + "..." : r);
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closed = true;
-    if (!busy) {
+    if (!busy || waitingToWrite) {
       releaseQueued();
     }
     ctx.fireChannelInactive();

@@ -30,6 +30,7 @@ import org.kvstore.server.command.ServerSettings;
 import org.kvstore.server.metrics.ByteCounter;
 import org.kvstore.server.metrics.ProtocolMetrics;
 import org.kvstore.server.metrics.ServerMetrics;
+import org.kvstore.server.output.OutputLimits;
 
 /**
  * The HTTP front end: a Netty server on the event loops RESP uses, whose pipeline per connection is
@@ -52,7 +53,8 @@ public final class HttpProtocolServer implements ProtocolServer {
   /** Where and how it runs. */
   public record Options(
       String bind, int port, String corsOrigin, long readTimeoutMillis, EventLoopGroup acceptGroup,
-      EventLoopGroup ioGroup, Class<? extends ServerChannel> channelClass, Executor workers) {}
+      EventLoopGroup ioGroup, Class<? extends ServerChannel> channelClass, Executor workers,
+      OutputLimits outputLimits) {}
 
   private final Options options;
   private final ServerSettings settings;
@@ -118,13 +120,15 @@ public final class HttpProtocolServer implements ProtocolServer {
             }
             connections.add(ch);
             HttpRequestTimeout timeout = new HttpRequestTimeout(options.readTimeoutMillis());
+            HttpConnectionHandler handler = new HttpConnectionHandler(service, options.workers());
             ch.pipeline()
                 .addLast("bytes", bytes)
+                .addLast("output", options.outputLimits().newGuard("HTTP", () -> handler.describe(ch)))
                 .addLast("timeout-start", timeout.start())
                 .addLast("codec", new HttpServerCodec(maxInitialLine, MAX_HEADER_BYTES, 64 * 1024))
                 .addLast("timeout-end", timeout.end())
                 .addLast("body", new HttpBodyLimit(service, maxBodyBytes))
-                .addLast("handler", new HttpConnectionHandler(service, options.workers()));
+                .addLast("handler", handler);
           }
         });
     try {

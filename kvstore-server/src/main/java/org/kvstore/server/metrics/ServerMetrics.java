@@ -27,6 +27,8 @@ public final class ServerMetrics implements AutoCloseable {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final RequestCollector requests = new RequestCollector();
   private final JvmGcMetrics gc = new JvmGcMetrics();
+  private final java.util.List<java.util.function.LongSupplier> counterSources =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public ServerMetrics(KVStore store) {
     new JvmMemoryMetrics().bindTo(registry);
@@ -43,6 +45,13 @@ public final class ServerMetrics implements AutoCloseable {
   /** Adds a protocol front end's series. */
   public void add(ProtocolMetrics protocol) {
     requests.add(protocol);
+  }
+
+  /** Adds a counter series read from {@code value} when scraped (Prometheus adds {@code _total}). */
+  public void counter(String name, String help, java.util.function.LongSupplier value) {
+    counterSources.add(value); // the registry holds the source weakly
+    io.micrometer.core.instrument.FunctionCounter.builder(name, value, v -> v.getAsLong())
+        .description(help).register(registry);
   }
 
   /** Every series, in the Prometheus text format 0.0.4. */

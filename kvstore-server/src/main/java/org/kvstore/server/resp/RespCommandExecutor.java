@@ -19,6 +19,7 @@ import org.kvstore.server.command.SetOptions;
 import org.kvstore.server.command.StringCommands;
 import org.kvstore.server.command.TableCommands;
 import org.kvstore.server.command.WriteCoalescer;
+import org.kvstore.server.output.OutputLimits;
 
 /**
  * Runs RESP requests: for a request whose command {@link RespCommandTable} resolved, it checks
@@ -57,16 +58,23 @@ public final class RespCommandExecutor {
   private final RespCommandStats stats;
   private final RespCommandSpec set;
   private final RespCommandSpec get;
+  private final RespCommandSpec mget;
   private final RespCommandSpec exec;
 
   public RespCommandExecutor(Keyspace keyspace, ServerSettings settings) {
+    this(keyspace, settings, OutputLimits.unlimited());
+  }
+
+  /** {@code outputLimits}: the server's client output buffer limits, whose count INFO stats shows. */
+  public RespCommandExecutor(Keyspace keyspace, ServerSettings settings, OutputLimits outputLimits) {
     this.keyspace = keyspace;
     this.settings = settings;
     StringCommands strings = new StringCommands(writer, settings.maxBulkBytes());
     this.expiry = new ExpiryCommands(keyspace.store().options().clock());
     List<RespCommandSpec> specs = new ArrayList<>();
     specs.addAll(new RespConnectionCommands(keyspace, settings, clients).specs());
-    specs.addAll(new RespServerCommands(keyspace, settings, clients, writer, this::commands, this::stats).specs());
+    specs.addAll(new RespServerCommands(keyspace, settings, clients, writer, this::commands, this::stats,
+        outputLimits).specs());
     specs.addAll(new RespStringCommands(keyspace, strings, expiry.clock()).specs());
     specs.addAll(new RespExpiryCommands(keyspace, expiry, strings).specs());
     specs.addAll(new RespBitmapCommands(keyspace, new BitmapCommands(settings.maxBulkBytes())).specs());
@@ -77,6 +85,7 @@ public final class RespCommandExecutor {
     this.stats = commands.stats();
     this.set = commands.get("set");
     this.get = commands.get("get");
+    this.mget = commands.get("mget");
     this.exec = commands.get("exec");
   }
 
@@ -158,7 +167,7 @@ public final class RespCommandExecutor {
       // their fsync), and may write and wait for its own fsync.
       return spec == exec && tx.size() > 0;
     }
-    if (spec.has(RespCommandSpec.SLOW)) {
+    if (spec.has(RespCommandSpec.SLOW) || isLargeMget(request)) {
       return true;
     }
     if (spec.has(RespCommandSpec.WRITE)) {
@@ -178,7 +187,12 @@ public final class RespCommandExecutor {
     }
     RespCommandSpec spec = request.spec();
     return spec != null && spec.has(RespCommandSpec.READONLY) && spec.has(RespCommandSpec.FAST)
-        && !spec.has(RespCommandSpec.SLOW) && !spec.has(RespCommandSpec.CONNECTION);
+        && !spec.has(RespCommandSpec.SLOW) && !spec.has(RespCommandSpec.CONNECTION) && !isLargeMget(request);
+  }
+
+  /** An MGET of so many keys that it runs on a worker and builds its reply encoded. */
+  private boolean isLargeMget(RespRequest request) {
+    return request.spec() == mget && request.size() - 1 > RespStringCommands.LARGE_MGET;
   }
 
   /**

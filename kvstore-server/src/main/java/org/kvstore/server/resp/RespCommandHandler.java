@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * its replies), and reading pauses while the channel is not writable or the queue holds more than
  * {@link #MAX_PENDING_REQUESTS} requests or {@link #MAX_PENDING_BYTES} bytes; both resume when the
  * condition clears. So a connection holds at most one read's worth of requests plus one
- * write-buffer high-water mark of replies.
+ * write-buffer high-water mark of replies, and one reply: a large one ({@link ReplyArrayBuilder}) is
+ * bounded by the client's output buffer limit, which the channel's
+ * {@link org.kvstore.server.output.OutputGuard} enforces (and which disconnects a client that stays
+ * paused).
  *
  * <p>Thread safety: confined to the channel's event loop; worker and helper tasks only call the
  * {@link RespCommandExecutor} and hand the replies back to the event loop.
@@ -125,6 +128,11 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     }
     flusher.flushLater(ctx);
     ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    session.streamer(new ReplyStreamer(ctx, session.replyBudget()));
   }
 
   @Override
@@ -395,6 +403,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   private void submit(ChannelHandlerContext ctx, RespRequest request) {
     busy = true;
+    // The replies before it go to the channel first: the command may send its own while it runs
+    // (ReplyStreamer).
+    writeOut(ctx);
     try {
       workers.execute(() -> {
         List<RespMessage> replies = List.of(execute(request));
@@ -420,6 +431,9 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   private void completed(ChannelHandlerContext ctx, List<RespMessage> replies) {
     busy = false;
     if (!ctx.channel().isActive()) {
+      for (RespMessage r : replies) {
+        RespMessage.releaseEncoded(r);
+      }
       return;
     }
     for (RespMessage r : replies) {
@@ -449,6 +463,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   private void reply(ChannelHandlerContext ctx, RespMessage message) {
     if (closing) {
+      RespMessage.releaseEncoded(message);
       return;
     }
     write(ctx, message);
@@ -462,13 +477,38 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   /** Encodes a reply into the pending output; hands full chunks to the channel (no flush). */
   private void write(ChannelHandlerContext ctx, RespMessage message) {
+    if (message instanceof RespMessage.EncodedArray e) {
+      writeEncoded(ctx, e);
+      return;
+    }
     if (out == null) {
       out = ctx.alloc().ioBuffer(Math.max(4096, RespEncoder.sizeHint(message)));
     }
     RespEncoder.encode(message, session.protocolVersion(), out);
+    // Given back before the copy reaches the channel, which counts it: never counted twice.
+    RespMessage.releaseEncoded(message);
     if (out.readableBytes() >= OUT_CHUNK) {
       ctx.write(out, ctx.voidPromise());
       out = null;
+    }
+  }
+
+  /**
+   * Hands a reply built encoded to the channel part by part, without copying it into one buffer.
+   * Its reservation is given back first: the channel counts the parts as they reach it, and a reply
+   * over half the limit must not count twice.
+   */
+  private void writeEncoded(ChannelHandlerContext ctx, RespMessage.EncodedArray e) {
+    e.release();
+    if (e.count() != RespMessage.EncodedArray.HEADER_SENT) {
+      if (out == null) {
+        out = ctx.alloc().ioBuffer(4096);
+      }
+      RespEncoder.writeArrayHeader(out, e.count());
+    }
+    writeOut(ctx);
+    for (int i = 0; i < e.parts().size(); i++) {
+      ctx.write(Unpooled.wrappedBuffer(e.parts().get(i), 0, e.partLength(i)), ctx.voidPromise());
     }
   }
 

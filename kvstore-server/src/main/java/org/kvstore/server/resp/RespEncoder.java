@@ -54,6 +54,13 @@ public final class RespEncoder {
       for (RespMessage item : items) {
         encode(item, protocol, out);
       }
+    } else if (message instanceof RespMessage.EncodedArray e) {
+      if (e.count() != RespMessage.EncodedArray.HEADER_SENT) {
+        writeArrayHeader(out, e.count());
+      }
+      for (int i = 0; i < e.parts().size(); i++) {
+        out.writeBytes(e.parts().get(i), 0, e.partLength(i));
+      }
     } else if (message instanceof RespMessage.MapReply m) {
       int n = m.keys().size();
       if (protocol >= 3) {
@@ -73,6 +80,13 @@ public final class RespEncoder {
     }
   }
 
+  /** Writes {@code *n\r\n}, the header of an array of {@code n} elements. */
+  static void writeArrayHeader(ByteBuf out, long n) {
+    out.writeByte('*');
+    writeLong(out, n);
+    out.writeBytes(CRLF);
+  }
+
   /** An estimate of the encoded size, used to size the output buffer once. */
   public static int sizeHint(RespMessage message) {
     return (int) Math.min(Integer.MAX_VALUE, encodedSizeEstimate(message));
@@ -82,6 +96,9 @@ public final class RespEncoder {
   static long encodedSizeEstimate(RespMessage message) {
     if (message instanceof RespMessage.BulkString b) {
       return b.value().length + 16L;
+    }
+    if (message instanceof RespMessage.EncodedArray e) {
+      return e.bytes() + 16;
     }
     if (message instanceof RespMessage.ArrayReply a) {
       long n = 16;

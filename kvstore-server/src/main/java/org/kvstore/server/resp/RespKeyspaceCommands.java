@@ -56,7 +56,7 @@ final class RespKeyspaceCommands {
   List<RespCommandSpec> specs() {
     return List.of(
         command("keys", 2).flags(READONLY | SLOW).doc("keyspace", "Returns all key names that match a pattern.")
-            .handler((s, r) -> keyList(commands.keys(s.table(keyspace), GlobPattern.compile(r.arg(1))))),
+            .handler(this::keys),
         command("scan", -2).flags(READONLY | SLOW).doc("keyspace", "Iterates over the key names in the table.")
             .handler(this::scan),
         command("type", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("keyspace", "Determines the type of value stored at a key.")
@@ -176,18 +176,28 @@ final class RespKeyspaceCommands {
         default -> throw new CommandException(CommandException.SYNTAX);
       }
     }
-    KeyspaceCommands.ScanPage page = commands.scan(
-        s.table(keyspace), cursorId, pattern, count, type == null || type.equals("string"));
-    return new RespMessage.ArrayReply(List.of(
-        RespMessage.bulk(Long.toUnsignedString(page.nextCursor())), keyList(page.keys())));
+    ReplyArrayBuilder keys = new ReplyArrayBuilder(s);
+    long next;
+    try {
+      next = commands.scan(
+          s.table(keyspace), cursorId, pattern, count, type == null || type.equals("string"), keys::addBulk);
+    } catch (RuntimeException e) {
+      keys.discard();
+      throw e;
+    }
+    return new RespMessage.ArrayReply(List.of(RespMessage.bulk(Long.toUnsignedString(next)), keys.build()));
   }
 
-  private static RespMessage keyList(List<byte[]> keys) {
-    List<RespMessage> out = new ArrayList<>(keys.size());
-    for (byte[] k : keys) {
-      out.add(new RespMessage.BulkString(k));
+  /** {@code KEYS pattern}: the reply built encoded, as the keys are read (it may be very large). */
+  private RespMessage keys(RespSession s, RespRequest r) {
+    ReplyArrayBuilder keys = new ReplyArrayBuilder(s);
+    try {
+      commands.keys(s.table(keyspace), GlobPattern.compile(r.arg(1)), keys::addBulk);
+    } catch (RuntimeException e) {
+      keys.discard();
+      throw e;
     }
-    return new RespMessage.ArrayReply(out);
+    return keys.build();
   }
 
   private static long parseCursor(byte[] b) {

@@ -2,6 +2,8 @@ package org.kvstore.server.resp;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.kvstore.server.output.ReplyBudget;
 
 /**
  * A reply in the Redis serialization protocol, independent of the protocol version: the
@@ -19,6 +21,7 @@ import java.util.List;
  *   NullArrayReply   *-1                      _
  *   ArrayReply       *n ...                   *n ...
  *   MapReply         *2n k1 v1 ...            %n k1 v1 ...
+ *   EncodedArray     *n + bytes encoded ahead (in the version its command ran under)
  * </pre>
  *
  * <p>Thread safety: immutable (the byte arrays of bulk strings are not copied; callers hand them
@@ -70,6 +73,76 @@ public sealed interface RespMessage {
       if (keys.size() != values.size()) {
         throw new IllegalArgumentException(
             "keys and values differ in size: " + keys.size() + " != " + values.size());
+      }
+    }
+  }
+
+  /**
+   * An array whose elements are already encoded ({@link ReplyArrayBuilder}): {@code count} elements
+   * in {@code parts}, each part full but the last, which holds {@code lastLength} bytes. Until
+   * {@link #release()} its {@code reserved} bytes count against the client's output buffer.
+   *
+   * <p>Thread safety: immutable but for the release flag (atomic).
+   */
+  final class EncodedArray implements RespMessage {
+    /**
+     * The count of the rest of a streamed array ({@link ReplyStreamer}): its header is in its first
+     * part, which was sent already or is among these parts.
+     */
+    static final int HEADER_SENT = -1;
+
+    private final int count;
+    private final List<byte[]> parts;
+    private final int lastLength;
+    private final long reserved;
+    private final ReplyBudget budget;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    EncodedArray(int count, List<byte[]> parts, int lastLength, long reserved, ReplyBudget budget) {
+      this.count = count;
+      this.parts = parts;
+      this.lastLength = lastLength;
+      this.reserved = reserved;
+      this.budget = budget;
+    }
+
+    /** Elements, or {@link #HEADER_SENT}: the parts hold the header, or end a reply under way. */
+    public int count() {
+      return count;
+    }
+
+    /** The encoded elements' parts; the caller must not modify them. */
+    public List<byte[]> parts() {
+      return parts;
+    }
+
+    /** Bytes used in part {@code i}. */
+    public int partLength(int i) {
+      return i == parts.size() - 1 ? lastLength : parts.get(i).length;
+    }
+
+    /** Bytes of the encoded elements. */
+    public long bytes() {
+      return parts.isEmpty() ? 0 : (long) (parts.size() - 1) * parts.get(0).length + lastLength;
+    }
+
+    /** Gives the reserved bytes back to the client's budget (once; later calls do nothing). */
+    public void release() {
+      if (released.compareAndSet(false, true)) {
+        budget.release(reserved);
+      }
+    }
+  }
+
+  /** Releases the reservations of the {@link EncodedArray}s in {@code message} (after encoding it). */
+  static void releaseEncoded(RespMessage message) {
+    if (message instanceof EncodedArray e) {
+      e.release();
+    } else if (message instanceof ArrayReply a) {
+      for (RespMessage m : a.items()) {
+        if (m instanceof EncodedArray || m instanceof ArrayReply) {
+          releaseEncoded(m);
+        }
       }
     }
   }

@@ -31,6 +31,7 @@ import org.kvstore.server.command.RedisNumbers;
 import org.kvstore.server.command.ProcessCpuTimes;
 import org.kvstore.server.command.PutWriter;
 import org.kvstore.server.command.ServerSettings;
+import org.kvstore.server.output.OutputLimits;
 
 /**
  * Server commands: COMMAND (COUNT, INFO, DOCS, LIST), INFO, CONFIG GET/SET/RESETSTAT, DBSIZE,
@@ -47,11 +48,14 @@ final class RespServerCommands {
   private final PutWriter writer;
   private final Supplier<Map<String, RespCommandSpec>> commands;
   private final Supplier<RespCommandStats> stats;
+  private final OutputLimits outputLimits;
 
   RespServerCommands(
       Keyspace keyspace, ServerSettings settings, ClientRegistry clients, PutWriter writer,
-      Supplier<Map<String, RespCommandSpec>> commands, Supplier<RespCommandStats> stats) {
+      Supplier<Map<String, RespCommandSpec>> commands, Supplier<RespCommandStats> stats,
+      OutputLimits outputLimits) {
     this.stats = stats;
+    this.outputLimits = outputLimits;
     this.writer = writer;
     this.keyspace = keyspace;
     this.settings = settings;
@@ -182,6 +186,8 @@ final class RespServerCommands {
         + "total_commands_processed:" + clients.totalCommands() + "\r\n"
         + "rejected_connections:" + clients.rejectedConnections() + "\r\n"
         + "total_error_replies:" + stats.get().totalErrorReplies() + "\r\n"
+        // Redis' name; it counts the connections of every protocol closed by OutputLimits.
+        + "client_output_buffer_limit_disconnections:" + outputLimits.disconnections() + "\r\n"
         // Plain SETs and the store writes that carried them: fewer writes than SETs means the
         // SETs of concurrent or pipelining clients were grouped (WriteCoalescer).
         + "kvstore_set_writes:" + writer.batches() + "\r\n"

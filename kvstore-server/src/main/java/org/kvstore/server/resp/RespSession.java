@@ -6,6 +6,7 @@ import org.kvstore.Table;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.TransactionView;
 import org.kvstore.server.command.WatchedKeys;
+import org.kvstore.server.output.ReplyBudget;
 
 /**
  * The state of one RESP connection: protocol version, authentication, name and library
@@ -44,6 +45,10 @@ public final class RespSession {
   /** While EXEC runs the queued commands: the transaction's view of the table, which they address. */
   private TransactionView transactionView;
   private boolean closeRequested;
+  /** What the connection may still buffer of its replies; set once, before its first request. */
+  private volatile ReplyBudget replyBudget = ReplyBudget.UNLIMITED;
+  /** Sends a large reply of known length while it is built; null when the connection has none. */
+  private volatile ReplyStreamer streamer;
 
   RespSession(long id, SocketAddress remote, SocketAddress local, boolean authenticated) {
     this.id = id;
@@ -57,6 +62,33 @@ public final class RespSession {
       return i.getAddress().getHostAddress() + ":" + i.getPort();
     }
     return String.valueOf(a);
+  }
+
+  /** Sets the budget large replies are built against (the connection's output guard). */
+  public void replyBudget(ReplyBudget budget) {
+    replyBudget = budget;
+  }
+
+  ReplyBudget replyBudget() {
+    return replyBudget;
+  }
+
+  void streamer(ReplyStreamer s) {
+    streamer = s;
+  }
+
+  /**
+   * Where a reply of known length may be sent while it is built, or null: none is set, or EXEC is
+   * running (the reply is one element of EXEC's).
+   */
+  ReplyStreamer streamer() {
+    return transactionView == null ? streamer : null;
+  }
+
+  /** The client as a log line names it: {@code id=5 addr=127.0.0.1:40522 name=app cmd=keys}. */
+  public String describe() {
+    String n = name;
+    return "id=" + id + " addr=" + addr + " laddr=" + laddr + " name=" + (n == null ? "" : n) + " cmd=" + lastCommand;
   }
 
   /** 2 or 3: the protocol replies are encoded in. */

@@ -31,6 +31,11 @@ import org.kvstore.server.command.StringCommands;
  * <p>Thread safety: thread-safe.
  */
 final class RespStringCommands {
+  /** Keys of an MGET above which it runs on a worker and builds its reply encoded. */
+  static final int LARGE_MGET = 1024;
+  /** Keys a large MGET reads together. */
+  static final int MGET_STEP = 256;
+
   private final Keyspace keyspace;
   private final StringCommands strings;
   private final Clock clock;
@@ -60,19 +65,7 @@ final class RespStringCommands {
         command("exists", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("keyspace", "Counts how many of the keys exist.")
             .handler((s, r) -> RespMessage.integer(strings.countExisting(t(s), r.args().subList(1, r.size())))),
         command("mget", -2).flags(READONLY | FAST).keys(1, -1, 1).doc("string", "Returns the values of one or more keys.")
-            .handler((s, r) -> {
-              byte[][] keys = new byte[r.size() - 1][];
-              for (int i = 0; i < keys.length; i++) {
-                keys[i] = r.arg(i + 1);
-              }
-              byte[][] values = new byte[keys.length][];
-              strings.multiGet(t(s), keys, values);
-              List<RespMessage> out = new ArrayList<>(values.length);
-              for (byte[] v : values) {
-                out.add(RespMessage.bulkOrNull(v));
-              }
-              return new RespMessage.ArrayReply(out);
-            }),
+            .handler(this::mget),
         command("mset", -3).flags(WRITE).keys(1, -1, 2).doc("string", "Sets the values of one or more keys, atomically.")
             .handler((s, r) -> {
               byte[][][] pairs = pairs(r, "mset");
@@ -119,6 +112,59 @@ final class RespStringCommands {
 
   private Table t(RespSession s) {
     return s.table(keyspace);
+  }
+
+  /**
+   * {@code MGET key [key ...]}. Up to {@link #LARGE_MGET} keys are read together; a larger one
+   * (which runs on a worker, {@link RespCommandExecutor#mayBlock}) reads them {@link #MGET_STEP} at
+   * a time into a reply encoded part by part against the client's output budget and sent as it is
+   * made ({@link ReplyArrayBuilder#streaming}), so a million keys never become a million reply
+   * objects, and a client that reads gets a reply of any size while the server holds about 1 MiB
+   * of it.
+   */
+  private RespMessage mget(RespSession s, RespRequest r) {
+    int n = r.size() - 1;
+    Table t = t(s);
+    if (n <= LARGE_MGET) {
+      byte[][] keys = new byte[n][];
+      for (int i = 0; i < n; i++) {
+        keys[i] = r.arg(i + 1);
+      }
+      byte[][] values = new byte[n][];
+      strings.multiGet(t, keys, values);
+      List<RespMessage> out = new ArrayList<>(n);
+      for (byte[] v : values) {
+        out.add(RespMessage.bulkOrNull(v));
+      }
+      return new RespMessage.ArrayReply(out);
+    }
+    ReplyArrayBuilder out = ReplyArrayBuilder.streaming(s, n);
+    try {
+      byte[][] keys = new byte[MGET_STEP][];
+      byte[][] values = new byte[MGET_STEP][];
+      for (int from = 0; from < n; from += MGET_STEP) {
+        int m = Math.min(MGET_STEP, n - from);
+        if (m < MGET_STEP) {
+          keys = new byte[m][];
+          values = new byte[m][];
+        }
+        for (int i = 0; i < m; i++) {
+          keys[i] = r.arg(from + i + 1);
+        }
+        strings.multiGet(t, keys, values);
+        for (int i = 0; i < m; i++) {
+          out.addBulk(values[i]);
+          values[i] = null;
+        }
+      }
+    } catch (RuntimeException e) {
+      out.discard();
+      if (out.streamed()) {
+        out.abort();
+      }
+      throw e;
+    }
+    return out.build();
   }
 
   /** {@code GETRANGE key start end} and its old name {@code SUBSTR}. */

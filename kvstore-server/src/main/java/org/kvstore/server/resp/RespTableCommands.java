@@ -9,7 +9,6 @@ import static org.kvstore.server.resp.RespCommandSpec.command;
 import static org.kvstore.server.resp.RespConnectionCommands.str;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -122,14 +121,18 @@ final class RespTableCommands {
     } else if (r.size() != 3) {
       throw new CommandException(CommandException.SYNTAX);
     }
-    List<TableCommands.Entry> entries = tables.range(
-        s.table(keyspace), start.length == 0 ? null : start, end.length == 0 ? null : end, limit);
-    List<RespMessage> out = new ArrayList<>(2 * entries.size());
-    for (TableCommands.Entry e : entries) {
-      out.add(new RespMessage.BulkString(e.key()));
-      out.add(new RespMessage.BulkString(e.value()));
+    ReplyArrayBuilder out = new ReplyArrayBuilder(s);
+    try {
+      tables.range(s.table(keyspace), start.length == 0 ? null : start, end.length == 0 ? null : end, limit,
+          (k, v) -> {
+            out.addBulk(k);
+            out.addBulk(v);
+          });
+    } catch (RuntimeException e) {
+      out.discard();
+      throw e;
     }
-    return new RespMessage.ArrayReply(out);
+    return out.build();
   }
 
   private static RespMessage names(List<String> names) {

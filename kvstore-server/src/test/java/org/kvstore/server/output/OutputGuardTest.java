@@ -1,0 +1,105 @@
+package org.kvstore.server.output;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The limits on one channel's and all channels' buffered replies, on embedded channels. */
+class OutputGuardTest {
+
+  @Test
+  void write_overTheHardLimit_isDroppedAndTheChannelCloses() {
+    OutputLimits limits = new OutputLimits(1000, 0, 0, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    ch.write(bytes(600));
+    assertThat(guard.buffered()).isEqualTo(600);
+    ByteBuf over = bytes(600);
+    ch.write(over);
+    ch.runPendingTasks();
+    assertThat(over.refCnt()).as("the dropped write is released").isZero();
+    assertThat(ch.isOpen()).isFalse();
+    assertThat(limits.disconnections()).isEqualTo(1);
+    assertThat(limits.totalBuffered()).as("a closed channel holds nothing").isZero();
+  }
+
+  @Test
+  void flushedWrites_areNoLongerCounted() {
+    OutputLimits limits = new OutputLimits(1000, 0, 0, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    for (int i = 0; i < 10; i++) {
+      ch.writeAndFlush(bytes(600));
+      assertThat(guard.buffered()).isZero();
+    }
+    assertThat(ch.isOpen()).isTrue();
+    assertThat(limits.disconnections()).isZero();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void overTheSoftLimit_closesOnlyWhenItLastsTheSeconds() throws Exception {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    ch.write(bytes(200));
+    ch.flush(); // drained at once: back under the soft limit
+    ch.write(bytes(50));
+    Thread.sleep(1100);
+    ch.advanceTimeBy(1100, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    assertThat(ch.isOpen()).as("under the soft limit when the time came").isTrue();
+
+    ch.write(bytes(200));
+    Thread.sleep(1100);
+    ch.advanceTimeBy(1100, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for its seconds").isFalse();
+    assertThat(limits.disconnections()).isEqualTo(1);
+  }
+
+  @Test
+  void overTheTotal_closesTheLargestClientFirst() {
+    OutputLimits limits = new OutputLimits(1 << 20, 0, 0, 1000);
+    OutputGuard small = limits.newGuard("RESP", () -> "small");
+    OutputGuard large = limits.newGuard("RESP", () -> "large");
+    EmbeddedChannel a = new EmbeddedChannel(small);
+    EmbeddedChannel b = new EmbeddedChannel(large);
+    a.write(bytes(300));
+    b.write(bytes(500));
+    assertThat(a.isOpen() && b.isOpen()).isTrue();
+    a.write(bytes(300)); // 1,100 in all: a, now holding 600, is the largest
+    a.runPendingTasks();
+    b.runPendingTasks();
+    assertThat(a.isOpen()).as("the client holding 600 of 1,100").isFalse();
+    assertThat(b.isOpen()).as("the client holding 500, which fits once the other is gone").isTrue();
+    assertThat(limits.disconnections()).isEqualTo(1);
+    assertThat(limits.totalBuffered()).isEqualTo(500);
+    b.finishAndReleaseAll();
+  }
+
+  @Test
+  void tryReserve_overTheHardLimit_failsAndCloses_andReleasesGiveBack() {
+    OutputLimits limits = new OutputLimits(1000, 0, 0, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    assertThat(guard.tryReserve(800)).isTrue();
+    guard.release(800);
+    assertThat(guard.tryReserve(800)).isTrue();
+    assertThat(guard.tryReserve(800)).isFalse();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).isFalse();
+    assertThat(guard.tryReserve(1)).as("nothing more once disconnecting").isFalse();
+    guard.release(800); // the builder gives back what it held: ignored after the close
+    assertThat(limits.totalBuffered()).isZero();
+  }
+
+  private static ByteBuf bytes(int n) {
+    return Unpooled.buffer(n).writeZero(n);
+  }
+}
