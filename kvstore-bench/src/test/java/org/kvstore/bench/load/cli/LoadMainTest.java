@@ -1,0 +1,70 @@
+package org.kvstore.bench.load.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.kvstore.bench.load.report.ResultWriter;
+
+class LoadMainTest {
+  @ParameterizedTest
+  @ValueSource(strings = {"run", "ycsb", "keksdb", "toystore", "blitzdb", "blinkdb", "cs739"})
+  void help_everySubcommand_printsItsUsage(String subcommand) {
+    Cli c = Cli.run(subcommand, "--help");
+    assertThat(c.exitCode()).isZero();
+    assertThat(c.out()).contains("Usage: kvstore-bench " + subcommand).contains("--scale").contains("--repeat");
+  }
+
+  @Test
+  void help_topLevel_listsTheSubcommands() {
+    Cli c = Cli.run("--help");
+    assertThat(c.exitCode()).isZero();
+    assertThat(c.out()).contains("keksdb", "toystore", "blitzdb", "blinkdb", "cs739", "ycsb", "run");
+  }
+
+  @Test
+  void run_badMix_failsWithTheReason(@TempDir Path dir) {
+    Cli c = Cli.run("run", "--target", "memory", "--mix", "get=1,frob=2", "--results-dir", dir.toString(),
+        "--work-dir", dir.resolve("w").toString(), "--no-progress");
+    assertThat(c.exitCode()).isNotZero();
+    assertThat(c.err()).contains("frob");
+  }
+
+  /** Every CSV row's figures appear, printed the same, in its line of the report's table. */
+  @Test
+  void run_shortRun_reportNumbersMatchItsCsv(@TempDir Path dir) throws Exception {
+    Cli c = Cli.run("run", "--target", "memory", "--records", "2000", "--ops", "20000", "--threads", "1,2",
+        "--mix", "get=0.9,put=0.1", "--repeat", "2", "--name", "short", "--results-dir", dir.toString(),
+        "--work-dir", dir.resolve("w").toString(), "--no-progress");
+    assertThat(c.exitCode()).as(c.err()).isZero();
+    Path out;
+    try (Stream<Path> s = Files.list(dir)) {
+      out = s.filter(p -> p.getFileName().toString().endsWith("-short")).findFirst().orElseThrow();
+    }
+    List<String> csv = Files.readAllLines(out.resolve(ResultWriter.CSV));
+    String md = Files.readString(out.resolve("report.md"));
+    assertThat(csv).hasSize(1 + 2 * 3); // header; get, put, all per thread count
+    assertThat(md).contains("bin/kvstore-bench run --target memory").contains("fsync");
+    List<String> header = List.of(csv.get(0).split(","));
+    for (String line : csv.subList(1, csv.size())) {
+      String[] cells = line.split(",");
+      String threads = cells[header.indexOf("params")].replace("threads=", "");
+      String mdRow = md.lines().filter(l -> l.startsWith("| " + threads + " |"))
+          .filter(l -> l.contains(" " + cells[header.indexOf("ops_per_sec")] + " "))
+          .findFirst().orElseThrow(() -> new AssertionError("no report row for " + line + " in\n" + md));
+      for (String column : List.of("seconds", "mean_ms", "p50_ms", "p75_ms", "p99_ms", "p999_ms", "misses")) {
+        assertThat(mdRow).as(column).contains(" " + cells[header.indexOf(column)] + " |");
+      }
+      assertThat(Integer.parseInt(cells[header.indexOf("repeats")])).isEqualTo(2);
+    }
+    assertThat(out.resolve("custom-ops.png")).exists();
+    assertThat(out.resolve("custom-ops.svg")).exists();
+    assertThat(Files.readString(out.resolve(ResultWriter.JSON))).contains("\"machine\"").contains("\"cores\"");
+  }
+}
