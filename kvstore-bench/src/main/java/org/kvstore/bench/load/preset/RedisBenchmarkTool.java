@@ -38,10 +38,11 @@ final class RedisBenchmarkTool {
     Map<String, Line> lines = new LinkedHashMap<>();
     for (String line : csv.split("\r?\n|\r")) {
       String[] c = split(line);
-      if (c.length < 8 || c[0].equals("test") || !c[1].matches("[0-9.]+")) {
+      if (c.length < 8 || c[0].equals("test") || !c[1].matches("[0-9.]+|inf")) {
         continue;
       }
-      lines.put(c[0], new Line(c[0], Double.parseDouble(c[1]), Double.parseDouble(c[2]), Double.parseDouble(c[4]),
+      // "inf": the run took less than redis-benchmark's millisecond clock resolves.
+      lines.put(c[0], new Line(c[0], c[1].equals("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(c[1]), Double.parseDouble(c[2]), Double.parseDouble(c[4]),
           Double.parseDouble(c[6]), Double.parseDouble(c[7])));
     }
     if (lines.isEmpty()) {
