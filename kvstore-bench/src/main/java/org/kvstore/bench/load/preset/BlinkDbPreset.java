@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 import org.kvstore.Durability;
 import org.kvstore.bench.load.driver.RespDriver;
 import org.kvstore.bench.load.report.Chart;
@@ -97,9 +98,10 @@ public final class BlinkDbPreset implements Preset {
     report.rows(rows);
     report.intro(String.format(Locale.ROOT, "Client: %s. Every cell: one run of the given requests by the given "
         + "clients (connections), 3-byte values, one key (redis-benchmark's default without -r), kvstore-server "
-        + "durability %s, Redis without persistence. Both servers on this machine's loopback.",
+        + "durability %s, Redis without persistence. Both servers on this machine's loopback.%s",
         useRedisBenchmark ? "redis-benchmark (as the seed)" : "the load generator's RESP driver (redis-benchmark "
-            + "is not on the PATH)", durability.name().toLowerCase(Locale.ROOT)));
+            + "is not on the PATH)", durability.name().toLowerCase(Locale.ROOT),
+        useRedisBenchmark ? " redis-benchmark prints no p75 or p99.9: they are NaN in the CSV." : ""));
     Map<String, ResultTable> seed = SeedFigures.load("blinkdb");
     for (int c : clients) {
       Section s = new Section(c + " parallel clients");
@@ -150,6 +152,10 @@ public final class BlinkDbPreset implements Preset {
     report.section(chart);
   }
 
+  private static double median(List<RedisBenchmarkTool.Line> lines, ToDoubleFunction<RedisBenchmarkTool.Line> f) {
+    return Summaries.median(lines.stream().mapToDouble(f).toArray());
+  }
+
   private static ResultRow find(List<ResultRow> rows, String system, String op, int clients, long requests) {
     return rows.stream().filter(r -> r.system().equals(system) && r.op().equals(op)
         && r.param("clients").equals(Integer.toString(clients)) && r.param("requests").equals(Long.toString(requests)))
@@ -166,18 +172,30 @@ public final class BlinkDbPreset implements Preset {
         params.put("clients", Integer.toString(c));
         params.put("requests", Long.toString(n));
         if (useRedisBenchmark) {
-          Map<String, RedisBenchmarkTool.Line> out = RedisBenchmarkTool.run(
-              RedisServerProcess.onPath("redis-benchmark").orElseThrow(), server.respPort(), "set,get", n, c, VALUE_BYTES);
-          for (String op : List.of("SET", "GET")) {
-            RedisBenchmarkTool.Line l = out.get(op);
-            if (l == null) {
-              throw new IllegalStateException("redis-benchmark printed no " + op + " line: " + out.keySet());
-            }
-            rows.add(new ResultRow("blinkdb", server.name(), params, op.toLowerCase(Locale.ROOT), 1, n, n / l.rps(),
-                l.rps(), l.rps(), l.rps(), l.avgMs(), l.p50Ms(), Double.NaN, l.p99Ms(), Double.NaN, l.maxMs(), 0));
+          List<Map<String, RedisBenchmarkTool.Line>> runs = new ArrayList<>();
+          for (int r = 0; r < ctx.repeat(); r++) {
+            runs.add(RedisBenchmarkTool.run(RedisServerProcess.onPath("redis-benchmark").orElseThrow(),
+                server.respPort(), "set,get", n, c, VALUE_BYTES));
           }
-          ctx.log().printf(Locale.ROOT, "  blinkdb %s: %d clients, %d requests: SET %.0f, GET %.0f req/s%n",
-              server.name(), c, n, out.get("SET").rps(), out.get("GET").rps());
+          for (String op : List.of("SET", "GET")) {
+            List<RedisBenchmarkTool.Line> lines = new ArrayList<>();
+            for (Map<String, RedisBenchmarkTool.Line> run : runs) {
+              RedisBenchmarkTool.Line l = run.get(op);
+              if (l == null) {
+                throw new IllegalStateException("redis-benchmark printed no " + op + " line: " + run.keySet());
+              }
+              lines.add(l);
+            }
+            double rps = median(lines, RedisBenchmarkTool.Line::rps);
+            rows.add(new ResultRow("blinkdb", server.name(), params, op.toLowerCase(Locale.ROOT), lines.size(), n,
+                n / rps, rps, lines.stream().mapToDouble(RedisBenchmarkTool.Line::rps).min().orElseThrow(),
+                lines.stream().mapToDouble(RedisBenchmarkTool.Line::rps).max().orElseThrow(),
+                median(lines, RedisBenchmarkTool.Line::avgMs), median(lines, RedisBenchmarkTool.Line::p50Ms),
+                Double.NaN, median(lines, RedisBenchmarkTool.Line::p99Ms), Double.NaN,
+                median(lines, RedisBenchmarkTool.Line::maxMs), 0));
+            ctx.log().printf(Locale.ROOT, "  blinkdb %s: %d clients, %d requests: %s %.0f req/s%n", server.name(), c,
+                n, op, rps);
+          }
         } else {
           try (RespDriver d = new RespDriver(ServerHandle.HOST, server.respPort(), server.name())) {
             for (Op op : List.of(Op.PUT, Op.GET)) {

@@ -245,20 +245,27 @@ public final class Cs739Preset implements Preset {
       s.table(new ResultTable(protocol, List.of("clients", "read-only latency ms", "read-only ops/s", "50/50 read ms",
           "50/50 write ms", "50/50 ops/s"), cells, "Latencies are means."));
     }
-    s.chart(latencyAgainstThroughput("cs739-exp3-read-only", "read-only: latency against throughput", rows, "get"));
-    s.chart(latencyAgainstThroughput("cs739-exp3-50-50", "50% read 50% write: latency against throughput", rows, "all"));
+    s.chart(latencyAgainstThroughput("cs739-exp3-read-only", "read-only: latency against throughput (dashed: the seed's)",
+        rows, "get", Chart.Series.fromSeed("gRPC", seed, "read-only ops/s", "read-only latency_ms")));
+    s.chart(latencyAgainstThroughput("cs739-exp3-50-50", "50% read 50% write: read latency against throughput "
+        + "(dashed: the seed's)", rows, "get", Chart.Series.fromSeed("gRPC", seed, "50/50 ops/s", "50/50 read_ms")));
     s.seedTable(seed);
     report.section(s);
   }
 
-  private Chart latencyAgainstThroughput(String experiment, String title, List<ResultRow> rows, String op) {
+  /** Per protocol, the mean latency of {@code op} against the run's throughput (all operations). */
+  private Chart latencyAgainstThroughput(String experiment, String title, List<ResultRow> rows, String op,
+      Chart.Series seed) {
     List<Chart.Series> series = new ArrayList<>();
     for (String protocol : protocols) {
       List<ResultRow> mine = rows.stream().filter(r -> r.experiment().equals(experiment) && r.system().equals(protocol)
           && r.op().equals(op)).toList();
-      series.add(new Chart.Series(protocol, mine.stream().mapToDouble(ResultRow::opsPerSecond).toArray(),
-          mine.stream().mapToDouble(ResultRow::meanMs).toArray()));
+      double[] throughput = mine.stream().mapToDouble(r -> find(rows, experiment, protocol, "clients",
+          r.param("clients"), rows.stream().anyMatch(a -> a.experiment().equals(experiment) && a.op().equals("all"))
+              ? "all" : op).opsPerSecond()).toArray();
+      series.add(new Chart.Series(protocol, throughput, mine.stream().mapToDouble(ResultRow::meanMs).toArray()));
     }
+    series.add(seed);
     return new Chart(experiment, title, "throughput (ops/s)", "mean latency (ms)", false, series);
   }
 

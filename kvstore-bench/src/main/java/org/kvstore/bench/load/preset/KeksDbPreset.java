@@ -8,6 +8,7 @@ import org.kvstore.Durability;
 import org.kvstore.bench.load.driver.Driver;
 import org.kvstore.bench.load.driver.LocalStores;
 import org.kvstore.bench.load.driver.StoreSizes;
+import org.kvstore.bench.load.report.Chart;
 import org.kvstore.bench.load.report.Report;
 import org.kvstore.bench.load.report.ResultRow;
 import org.kvstore.bench.load.report.ResultTable;
@@ -48,6 +49,18 @@ public final class KeksDbPreset implements Preset {
   @Override
   public String title() {
     return "KeksDB's benchmark: B+tree, LSM and RocksDB, put then get, 1 to 200 threads";
+  }
+
+  /** {@code chart} with the seed's curve of each of our stores added, dashed. */
+  private Chart withSeed(Chart chart, Map<String, ResultTable> seed, String phase, String column) {
+    List<Chart.Series> series = new ArrayList<>(chart.series());
+    for (String store : stores) {
+      ResultTable t = seed.get(store + "-" + phase);
+      if (t != null) {
+        series.add(Chart.Series.fromSeed(store, t, "threads", column));
+      }
+    }
+    return new Chart(chart.fileName(), chart.title(), chart.xLabel(), chart.yLabel(), chart.logX(), series);
   }
 
   @Override
@@ -94,10 +107,12 @@ public final class KeksDbPreset implements Preset {
         s.table(LatencyTables.table(store + " " + phase, "threads", mine,
             phase.equals("get") ? "misses: gets that found no value (0 here: every key was written first)." : ""));
       }
-      s.chart(LatencyTables.chart(experiment + "-ops", phase + ": ops/s against threads", "threads", "ops/s",
-          stores, rows, r -> r.experiment().equals(experiment), ResultRow::opsPerSecond, true));
-      s.chart(LatencyTables.chart(experiment + "-seconds", phase + ": total seconds against threads", "threads",
-          "total s", stores, rows, r -> r.experiment().equals(experiment), ResultRow::seconds, true));
+      s.chart(withSeed(LatencyTables.chart(experiment + "-ops", phase + ": ops/s against threads (dashed: the seed's)",
+          "threads", "ops/s", stores, rows, r -> r.experiment().equals(experiment), ResultRow::opsPerSecond, true),
+          seed, phase, "ops/s"));
+      s.chart(withSeed(LatencyTables.chart(experiment + "-seconds", phase
+          + ": total seconds against threads (dashed: the seed's)", "threads", "total s", stores, rows,
+          r -> r.experiment().equals(experiment), ResultRow::seconds, true), seed, phase, "total_sec"));
       for (String store : STORES) {
         s.seedTable(seed.get(store + "-" + phase));
       }

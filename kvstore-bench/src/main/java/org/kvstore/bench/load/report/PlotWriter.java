@@ -8,11 +8,14 @@ import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Draws a report's charts with XChart as PNG (for the Markdown report) and SVG (for print), headless.
+ * Draws a report's charts with XChart as PNG (for the Markdown report) and SVG (for print), headless;
+ * a seed's series are dashed lines without markers.
  *
  * <p>Thread safety: stateless.
  */
@@ -34,7 +37,11 @@ public final class PlotWriter {
       if (s.x().length == 0) {
         continue;
       }
-      c.addSeries(s.name(), s.x(), s.y()).setMarker(SeriesMarkers.CIRCLE);
+      XYSeries line = c.addSeries(s.name(), s.x(), s.y());
+      line.setMarker(s.fromSeed() ? SeriesMarkers.NONE : SeriesMarkers.CIRCLE);
+      if (s.fromSeed()) {
+        line.setLineStyle(SeriesLines.DASH_DASH);
+      }
     }
     String base = dir.resolve(chart.fileName()).toString();
     BitmapEncoder.saveBitmap(c, base, BitmapFormat.PNG);

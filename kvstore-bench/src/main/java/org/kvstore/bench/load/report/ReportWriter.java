@@ -46,8 +46,12 @@ public final class ReportWriter {
       }
       if (!s.seedTables().isEmpty()) {
         md.append("### The seed's own figures (").append(SEED_MARK).append(")\n\n");
+        String lastNote = null;
         for (ResultTable t : s.seedTables()) {
-          table(md, t, "####");
+          // The seed's source note is the same under each of its tables: print it once.
+          boolean repeat = t.note() != null && t.note().equals(lastNote);
+          table(md, repeat ? new ResultTable(t.title(), t.headers(), t.rows(), "") : t, "####");
+          lastNote = t.note();
         }
       }
     }

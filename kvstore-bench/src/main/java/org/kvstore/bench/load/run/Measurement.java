@@ -17,7 +17,9 @@ import org.kvstore.bench.load.workload.Op;
  */
 public record Measurement(long nanos, Map<Op, Histogram> histograms, long misses) {
   public Measurement {
-    histograms = Collections.unmodifiableMap(new EnumMap<>(histograms.isEmpty() ? new EnumMap<>(Op.class) : histograms));
+    EnumMap<Op, Histogram> copy = new EnumMap<>(Op.class);
+    copy.putAll(histograms);
+    histograms = Collections.unmodifiableMap(copy);
   }
 
   public long ops() {

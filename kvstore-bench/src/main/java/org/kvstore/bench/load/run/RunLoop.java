@@ -82,11 +82,10 @@ public final class RunLoop {
     ready.await();
     start[0] = System.nanoTime();
     go.countDown();
-    long end = start[0];
     for (Thread w : workers) {
       w.join();
     }
-    end = System.nanoTime();
+    long end = System.nanoTime();
     Throwable f = failure.get();
     if (f != null) {
       if (f instanceof RuntimeException r) {

@@ -104,8 +104,8 @@ class PresetSmokeTest {
 
   @Test
   void cs739_tiny_runsAllThreeExperimentsOverEveryProtocol() throws Exception {
-    String md = Files.readString(run("cs739", "--scale", "0.001", "--threads", "1,4", "--duration", "200ms",
-        "--warmup", "100ms", "--durability", "none", "--server-heap", "256m"));
+    String md = Files.readString(run("cs739", "--scale", "0.001", "--threads", "1,4", "--duration", "100ms",
+        "--warmup", "0s", "--durability", "none", "--server-heap", "256m"));
     assertThat(md).contains("Exp1", "Exp2", "Exp3", "### resp", "### http", "### thrift", "| clean stop |",
         "| kill -9 |", "cs739-exp3-read-only.png", "40.47");
   }
