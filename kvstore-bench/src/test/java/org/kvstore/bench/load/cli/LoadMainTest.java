@@ -52,17 +52,25 @@ class LoadMainTest {
     assertThat(csv).hasSize(1 + 2 * 3); // header; get, put, all per thread count
     assertThat(md).contains("bin/kvstore-bench run --target memory").contains("fsync");
     List<String> header = List.of(csv.get(0).split(","));
+    // The report's table columns and the CSV columns they print.
+    List<String> mdColumns = List.of("threads", "seconds", "mean_ms", "ops_per_sec", "p50_ms", "p75_ms", "p99_ms",
+        "p999_ms", "misses");
+    int checked = 0;
     for (String line : csv.subList(1, csv.size())) {
       String[] cells = line.split(",");
       String threads = cells[header.indexOf("params")].replace("threads=", "");
-      String mdRow = md.lines().filter(l -> l.startsWith("| " + threads + " |"))
-          .filter(l -> l.contains(" " + cells[header.indexOf("ops_per_sec")] + " "))
-          .findFirst().orElseThrow(() -> new AssertionError("no report row for " + line + " in\n" + md));
-      for (String column : List.of("seconds", "mean_ms", "p50_ms", "p75_ms", "p99_ms", "p999_ms", "misses")) {
-        assertThat(mdRow).as(column).contains(" " + cells[header.indexOf(column)] + " |");
+      String op = cells[header.indexOf("op")];
+      String table = md.substring(md.indexOf("### memory " + op + "\n"));
+      List<String> mdRow = table.lines().filter(l -> l.startsWith("| " + threads + " |")).findFirst()
+          .map(l -> List.of(l.substring(2, l.length() - 2).split(" \\| "))).orElseThrow();
+      for (int i = 1; i < mdColumns.size(); i++) {
+        assertThat(mdRow.get(i)).as(op + " threads=" + threads + " " + mdColumns.get(i))
+            .isEqualTo(cells[header.indexOf(mdColumns.get(i))]);
+        checked++;
       }
       assertThat(Integer.parseInt(cells[header.indexOf("repeats")])).isEqualTo(2);
     }
+    assertThat(checked).isEqualTo(6 * 8);
     assertThat(out.resolve("custom-ops.png")).exists();
     assertThat(out.resolve("custom-ops.svg")).exists();
     assertThat(Files.readString(out.resolve(ResultWriter.JSON))).contains("\"machine\"").contains("\"cores\"");
