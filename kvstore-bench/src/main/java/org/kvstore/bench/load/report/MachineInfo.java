@@ -11,13 +11,14 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * The machine a report was measured on: cores, memory, CPU, OS, JDK, and the fsync latency of the
- * disk the results (and the stores' scratch directories) are on.
+ * The machine a report was measured on: cores, memory, CPU, OS, JDK, the fsync latency of the
+ * disk the stores' scratch directories are on (beside the results), and the load average when the
+ * run started (the machine may be shared).
  *
  * <p>Thread safety: immutable.
  */
 public record MachineInfo(int cores, long memoryBytes, String cpu, String os, String jdk, long maxHeapBytes,
-    double fsyncMedianMs, double fsyncP99Ms, String fsyncDir) {
+    double fsyncMedianMs, double fsyncP99Ms, String fsyncDir, double loadAverage) {
 
   private static final int FSYNC_PROBES = 50;
 
@@ -27,11 +28,12 @@ public record MachineInfo(int cores, long memoryBytes, String cpu, String os, St
     if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
       memory = os.getTotalMemorySize();
     }
+    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     double[] fsync = fsyncMillis(dir);
     return new MachineInfo(Runtime.getRuntime().availableProcessors(), memory, cpuModel(),
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-        Runtime.getRuntime().maxMemory(), fsync[0], fsync[1], dir.toAbsolutePath().toString());
+        Runtime.getRuntime().maxMemory(), fsync[0], fsync[1], dir.toAbsolutePath().toString(), load);
   }
 
   private static String cpuModel() {
@@ -71,8 +73,9 @@ public record MachineInfo(int cores, long memoryBytes, String cpu, String os, St
   /** One Markdown paragraph. */
   public String describe() {
     return String.format(Locale.ROOT,
-        "%d cores (%s), %.1f GiB memory, %s, %s (max heap %.1f GiB); fsync of a 4 KiB append in %s: median %s ms, p99 %s ms",
+        "%d cores (%s), %.1f GiB memory, %s, %s (max heap %.1f GiB); fsync of a 4 KiB append in %s: median %s ms, "
+            + "p99 %s ms; load average %.2f at the start",
         cores, cpu, memoryBytes / (double) (1L << 30), os, jdk, maxHeapBytes / (double) (1L << 30), fsyncDir,
-        Numbers.millis(fsyncMedianMs), Numbers.millis(fsyncP99Ms));
+        Numbers.millis(fsyncMedianMs), Numbers.millis(fsyncP99Ms), loadAverage);
   }
 }
