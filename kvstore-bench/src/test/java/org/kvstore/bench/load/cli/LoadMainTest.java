@@ -36,6 +36,26 @@ class LoadMainTest {
     assertThat(c.err()).contains("frob");
   }
 
+  /** One in-process kvstore-server per target; each protocol's gets, puts, scans and atomic index writes. */
+  @ParameterizedTest
+  @ValueSource(strings = {"server:resp", "server:http", "server:thrift"})
+  void run_serverTargets_everyProtocolServesTheWorkload(String target, @TempDir Path dir) throws Exception {
+    boolean resp = target.endsWith("resp");
+    String mix = resp ? "get=0.5,put=0.5" : "get=0.4,put=0.3,scan=0.3";
+    Cli c = Cli.run("run", "--target", target, "--records", "300", "--ops", "600", "--threads", "2", "--mix", mix,
+        "--indexes", resp ? "0" : "1", "--pipeline", resp ? "4" : "1", "--name", "srv", "--results-dir",
+        dir.toString(), "--work-dir", dir.resolve("w").toString(), "--no-progress");
+    assertThat(c.exitCode()).as(c.out() + c.err()).isZero();
+    Path csv;
+    try (Stream<Path> s = Files.list(dir)) {
+      csv = s.filter(p -> p.getFileName().toString().endsWith("-srv")).findFirst().orElseThrow()
+          .resolve(ResultWriter.CSV);
+    }
+    List<String> lines = Files.readAllLines(csv);
+    assertThat(lines.stream().filter(l -> l.contains(",get,"))).singleElement().satisfies(l ->
+        assertThat(l).endsWith(",0")); // every get found its preloaded key
+  }
+
   /** Every CSV row's figures appear, printed the same, in its line of the report's table. */
   @Test
   void run_shortRun_reportNumbersMatchItsCsv(@TempDir Path dir) throws Exception {
