@@ -18,7 +18,7 @@ public final class NoSpaceException extends KVStoreException {
   private final transient Path directory;
 
   public NoSpaceException(Path directory, String detail, Throwable cause) {
-    super("disk full: no space left on device in " + directory + " (" + detail
+    super("disk full: No space left on device in " + directory + " (" + detail
         + "); writes are refused until space is freed, reads go on", cause);
     this.directory = directory;
   }

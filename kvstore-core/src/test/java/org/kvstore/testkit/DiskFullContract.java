@@ -69,7 +69,7 @@ public abstract class DiskFullContract {
   }
 
   protected int rounds() {
-    return TestScale.current().scaled(100);
+    return TestScale.current().scaled(50);
   }
 
   /**
