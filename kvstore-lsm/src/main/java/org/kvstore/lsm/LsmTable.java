@@ -539,6 +539,12 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   @Override
   public long flush() throws IOException {
     stalls.checkWritable();
+    IOException noSpace = scheduler.noSpace();
+    if (noSpace != null) {
+      // No flush runs until retryAfterNoSpace(): switching would only pile up memtables meanwhile.
+      throw new IOException("table " + ctx.tableName() + " cannot flush until disk space is freed: "
+          + noSpace.getMessage(), noSpace);
+    }
     FrozenMemTable f = views.switchMemtable(SuperVersions.Switch.ALWAYS);
     try {
       f.flushed().get();
