@@ -288,6 +288,15 @@ public final class KVStore implements AutoCloseable {
     return services.pipeline().failure();
   }
 
+  /**
+   * Whether writes are refused because the disk is full, the last such error and the resumes so
+   * far (docs/durability.md, "Disk full").
+   */
+  public DiskSpaceStatus diskSpace() {
+    var s = services.space().status();
+    return new DiskSpaceStatus(s.full(), s.lastError(), s.fullSinceMillis(), s.resumes(), s.lastResumeMillis());
+  }
+
   private void checkOpen() {
     if (closed) {
       throw new StoreClosedException("store " + dir);

@@ -47,6 +47,11 @@ public class StorageIOException extends KVStoreException {
     return m == null ? e.getClass().getSimpleName() : m;
   }
 
+  /** {@link #describe} of {@code e}, for other exceptions' messages. */
+  public static String describeCause(IOException e) {
+    return describe(e);
+  }
+
   private static String kindOf(FileSystemException f) {
     if (f instanceof NoSuchFileException) {
       return "no such file";

@@ -14,6 +14,7 @@ import org.kvstore.bplus.page.MetaPage;
 import org.kvstore.bplus.tree.BPlusTree;
 import org.kvstore.bplus.tree.CheckpointGate;
 import org.kvstore.io.FileSystem;
+import org.kvstore.io.NoSpace;
 import org.kvstore.io.StorageFile;
 import org.kvstore.spi.EngineContext;
 import org.kvstore.spi.EngineStats;
@@ -28,7 +29,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Errors: a failed mutation or checkpoint is latched (the tree may be half changed, or a sync
  * may have failed): later writes and checkpoints fail with it, reads keep working, and reopening
- * the store recovers from the last checkpoint plus the WAL.
+ * the store recovers from the last checkpoint plus the WAL. A checkpoint that failed for lack of
+ * disk space is not latched ({@link PageFileCheckpointer}): the store retries it. A mutation that
+ * fails for lack of space (a dirty page evicted to a new slot when the file cannot grow) is, as the
+ * tree may be half changed; a buffer pool that holds the dirty pages between checkpoints avoids it.
  *
  * <p>Thread safety: thread-safe. Mutations hold the {@link CheckpointGate} shared; readers take
  * only page latches.
@@ -178,7 +182,7 @@ public final class BPlusTable implements EngineTable {
   private void enterWrite() throws IOException {
     Throwable f = failure;
     if (f != null) {
-      throw new IOException(
+      throw NoSpace.failedEarlier(
           "table " + context.tableName() + " refuses writes after an earlier failure: " + f, f);
     }
     gate.enter();
@@ -193,7 +197,7 @@ public final class BPlusTable implements EngineTable {
   public long flush() throws IOException {
     Throwable f = failure;
     if (f != null) {
-      throw new IOException(
+      throw NoSpace.failedEarlier(
           "table " + context.tableName() + " cannot checkpoint after an earlier failure: " + f, f);
     }
     return checkpointer.checkpoint();

@@ -8,6 +8,7 @@ import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.page.MetaPage;
 import org.kvstore.bplus.tree.BPlusTree;
 import org.kvstore.bplus.tree.CheckpointGate;
+import org.kvstore.io.NoSpace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * fsync, and cut the file's free tail.
  *
  * <p>Errors are latched: after a failed checkpoint (a failed fsync may have dropped dirty pages
- * from the OS cache) every later one fails, and reopening recovers.
+ * from the OS cache) every later one fails, and reopening recovers. Except a checkpoint that failed
+ * for lack of disk space in a write: it wrote only to free slots (the durable checkpoint is
+ * untouched), the pages it could not write are still dirty in the pool, so it is not latched and a
+ * later checkpoint retries it.
  *
  * <p>Thread safety: thread-safe; checkpoints run one at a time.
  */
@@ -86,7 +90,7 @@ final class PageFileCheckpointer {
   private long checkpointLocked() throws IOException {
     assert Thread.holdsLock(checkpointLock);
     if (failure != null) {
-      throw new IOException("an earlier checkpoint of " + file.path() + " failed", failure);
+      throw NoSpace.failedEarlier("an earlier checkpoint of " + file.path() + " failed", failure);
     }
     try {
       long lsn;
@@ -134,7 +138,13 @@ final class PageFileCheckpointer {
       }
       return lsn;
     } catch (IOException e) {
-      failure = e;
+      if (NoSpace.causedBy(e)) {
+        file.checkpointFailed();
+        LOG.warn("checkpoint of {} failed for lack of disk space; the previous checkpoint stays: {}",
+            file.path(), e.toString());
+      } else {
+        failure = e;
+      }
       throw e;
     }
   }

@@ -23,6 +23,7 @@ import org.kvstore.catalog.TableDescriptor;
 import org.kvstore.io.FileSystem;
 import org.kvstore.spi.EngineContext;
 import org.kvstore.spi.EngineTable;
+import org.kvstore.spi.SpaceListener;
 import org.kvstore.spi.PropertySpec;
 import org.kvstore.spi.TableEngine;
 import org.kvstore.spi.TableProperties;
@@ -122,9 +123,17 @@ public final class StoreCatalog {
     TableProperties props = TableProperties.parse(engine.name(), specs, t.properties());
     Path dir = tableDir(t.id());
     fs.createDirectories(dir);
+    EngineTable[] opened = new EngineTable[1];
+    String source = "table " + t.qualifiedName();
+    SpaceListener onNoSpace = cause -> pipeline.space().enter(source, dir, cause, () -> {
+      if (opened[0] != null) {
+        opened[0].retryAfterNoSpace();
+      }
+    });
     EngineTable et =
         engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn,
-            options.blockCacheBytes(), options.writeBufferBytes(), options.clock()));
+            options.blockCacheBytes(), options.writeBufferBytes(), options.clock(), onNoSpace));
+    opened[0] = et;
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
     return new StoreTable(
         t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,

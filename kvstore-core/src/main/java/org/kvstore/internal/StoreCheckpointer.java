@@ -2,12 +2,15 @@ package org.kvstore.internal;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.LongAdder;
 import org.kvstore.Histogram;
 import org.kvstore.KVStoreException;
+import org.kvstore.NoSpaceException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreClosedException;
+import org.kvstore.io.NoSpace;
 import org.kvstore.stats.HistogramRecorder;
 import org.kvstore.wal.WriteAheadLog;
 import org.slf4j.Logger;
@@ -73,9 +76,11 @@ public final class StoreCheckpointer implements AutoCloseable {
       java.util.concurrent.locks.LockSupport.parkNanos(TICK_MILLIS * 1_000_000L);
       boolean byTime = !interval.isZero() && System.nanoTime() - lastNanos >= interval.toNanos();
       boolean bySize = wal.bytesWritten() - lastBytes >= logBytes;
-      if ((byTime || bySize) && !stopping && pipeline.failure() == null) {
+      if ((byTime || bySize) && !stopping && pipeline.failure() == null && !pipeline.space().full()) {
         try {
           checkpoint();
+        } catch (NoSpaceException e) {
+          lastNanos = System.nanoTime(); // retried by the store's DiskSpace until it succeeds
         } catch (KVStoreException e) {
           LOG.warn("background checkpoint failed: {}", e.getMessage());
           lastNanos = System.nanoTime(); // retry on the next period, not on every tick
@@ -89,13 +94,15 @@ public final class StoreCheckpointer implements AutoCloseable {
   }
 
   /**
-   * Flushes every table, then deletes log segments below every table's persisted state. Records its
-   * duration, or counts it as failed when it throws.
+   * Flushes every table, then deletes log segments below every table's persisted state. When it
+   * fails for lack of space, the store refuses writes until a retry of the checkpoint succeeds
+   * ({@link DiskSpace}), and this call throws {@link NoSpaceException}. Records its duration, or
+   * counts it as failed when it throws.
    */
   public synchronized void checkpoint() {
     long start = System.nanoTime();
     try {
-      checkpointLocked();
+      checkpointOrWaitForSpaceLocked();
     } catch (RuntimeException e) {
       failures.increment();
       throw e;
@@ -104,9 +111,42 @@ public final class StoreCheckpointer implements AutoCloseable {
   }
 
   /** REQUIRES: this object's monitor. */
-  private void checkpointLocked() {
+  private void checkpointOrWaitForSpaceLocked() {
     assert Thread.holdsLock(this);
     pipeline.checkWritable();
+    try {
+      checkpointLocked();
+    } catch (KVStoreException e) {
+      IOException cause = ioCause(e);
+      if (cause == null || !NoSpace.causedBy(e)) {
+        throw e;
+      }
+      Path where = e instanceof StorageIOException s && s.path() != null ? s.path() : wal.directory().getParent();
+      pipeline.space().enter("checkpoint", where, cause, this::retryAfterNoSpace);
+      throw pipeline.space().errorFor("checkpoint", where, cause);
+    }
+  }
+
+  /** A checkpoint that failed for lack of space, again: throws while it still fails. */
+  private synchronized void retryAfterNoSpace() throws IOException {
+    pipeline.checkNotFailed();
+    try {
+      checkpointLocked();
+    } catch (KVStoreException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  private static IOException ioCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IOException io) {
+        return io;
+      }
+    }
+    return null;
+  }
+
+  private void checkpointLocked() {
     long bytesAtStart = wal.bytesWritten();
     long needed = Long.MAX_VALUE;
     for (StoreTable t : catalog.tables()) {

@@ -5,9 +5,11 @@ import java.nio.file.Path;
 import org.kvstore.Durability;
 import org.kvstore.DurabilityStats;
 import org.kvstore.KVStoreException;
+import org.kvstore.NoSpaceException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreOptions;
 import org.kvstore.io.FileSystem;
+import org.kvstore.io.StorageFile;
 import org.kvstore.wal.WriteAheadLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +34,7 @@ public final class StoreServices {
   private final FileSystem fs;
   private final Path dir;
   private final StoreOptions options;
+  private final DiskSpace space;
   private final WritePipeline pipeline;
   private final StoreCatalog catalog;
   private WriteAheadLog wal;
@@ -43,7 +46,9 @@ public final class StoreServices {
     this.fs = fs;
     this.dir = dir;
     this.options = options;
-    this.pipeline = new WritePipeline(0);
+    this.space = new DiskSpace();
+    this.pipeline = new WritePipeline(0, space);
+    pipeline.prober(probeDir -> () -> probeSpace(fs, probeDir));
     this.catalog = new StoreCatalog(fs, dir, engines, options, pipeline);
   }
 
@@ -58,6 +63,7 @@ public final class StoreServices {
           StoreRecovery.recover(fs, walDir, options.recoveryMode(), s.catalog, s.pipeline);
       s.wal = WriteAheadLog.open(fs, walDir, options.logSegmentBytes(), outcome.log().segments(), outcome.endLsn());
       s.pipeline.attach(s.wal);
+      s.pipeline.logDirectory(walDir);
       s.syncer = new LogSyncer(s.wal, s.pipeline, options.syncInterval(), s::anyPeriodicTable);
       s.syncer.start();
       s.checkpointer =
@@ -73,6 +79,30 @@ public final class StoreServices {
     }
   }
 
+  /** Bytes {@link #probeSpace} writes. */
+  static final int PROBE_BYTES = 64 * 1024;
+  static final String PROBE_NAME = "SPACE-PROBE.tmp";
+
+  /**
+   * Whether {@code dir}'s file system has space again: writes, syncs and deletes a small file there
+   * (a failed fsync of this file harms nothing: it is deleted either way).
+   */
+  private static void probeSpace(FileSystem fs, Path dir) throws IOException {
+    Path probe = dir.resolve(PROBE_NAME);
+    fs.delete(probe);
+    try (StorageFile f = fs.open(probe, FileSystem.OpenMode.CREATE_NEW)) {
+      f.writeFully(java.nio.ByteBuffer.allocate(PROBE_BYTES), 0);
+      f.sync();
+    } finally {
+      fs.delete(probe);
+    }
+  }
+
+  /** The store's "no space" state. */
+  public DiskSpace space() {
+    return space;
+  }
+
   private boolean anyPeriodicTable() {
     for (StoreTable t : catalog.tables()) {
       if (t.durabilityMode() == Durability.PERIODIC) {
@@ -84,6 +114,7 @@ public final class StoreServices {
 
   /** Closes what an incomplete open left running, persisting nothing. */
   private void abandon(Exception cause) {
+    space.close();
     if (expiry != null) {
       expiry.close();
     }
@@ -152,12 +183,16 @@ public final class StoreServices {
   /** Stops the background threads, checkpoints unless the store failed, closes tables and the log. */
   public void close() {
     KVStoreException error = null;
+    space.close();
     expiry.close();
     checkpointer.close();
     syncer.close();
     if (pipeline.failure() == null) {
       try {
         checkpointer.checkpoint();
+      } catch (NoSpaceException e) {
+        // Everything is in the log, which the next open replays: closing loses nothing.
+        LOG.warn("closing without a final checkpoint: {}", e.getMessage());
       } catch (KVStoreException e) {
         error = e;
       }

@@ -128,6 +128,11 @@ public final class StoreTable implements Table {
     return engine;
   }
 
+  /** The table's own directory. */
+  public Path directory() {
+    return directory;
+  }
+
   @Override
   public String database() {
     return descriptor.database();

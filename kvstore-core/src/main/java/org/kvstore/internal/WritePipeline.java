@@ -6,9 +6,12 @@ import java.util.List;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.locks.ReentrantLock;
 import org.kvstore.Durability;
+import java.nio.file.Path;
 import org.kvstore.KVStoreException;
+import org.kvstore.OutcomeUnknownException;
 import org.kvstore.ReadOnlyStoreException;
 import org.kvstore.StorageIOException;
+import org.kvstore.io.NoSpace;
 import org.kvstore.spi.Mutation;
 import org.kvstore.wal.CommitLog;
 import org.kvstore.wal.WalAppendException;
@@ -35,7 +38,15 @@ import org.kvstore.wal.WalAppendException;
  * <p>Failures are latched (the fsyncgate rule): once a log sync, a log write that could not be
  * undone, or an apply fails, the pipeline refuses every later write with
  * {@link ReadOnlyStoreException} naming the first failure; reads keep working and reopening the
- * store recovers from the log. A log append that was undone (a full disk) fails only its writes.
+ * store recovers from the log. A log append that was undone fails only its writes; when it was
+ * undone because the disk is full, the store also enters the {@link DiskSpace} "no space" state,
+ * which refuses writes until space is freed.
+ *
+ * <p>What a writer is told (docs/durability.md): success once its record is logged as its mode
+ * asks and applied; {@link org.kvstore.NoSpaceException} or another error only when its record is
+ * not in the log (refused before logging, or its append was undone); and
+ * {@link OutcomeUnknownException} when its record was written but a later step failed (the log's
+ * fsync, the apply), since a restart may replay it.
  *
  * <p>Thread safety: thread-safe. {@code orderLock} guards {@code lastLsn} and the order of
  * {@code enqueue} calls; no I/O runs under it.
@@ -50,14 +61,31 @@ public final class WritePipeline {
   private final ConcurrentSkipListSet<Long> inflight = new ConcurrentSkipListSet<>();
   private volatile CommitLog log = CommitLog.NONE;
   private volatile KVStoreException failure;
+  private final DiskSpace space;
+  private volatile Path logDirectory = Path.of("wal");
 
   public WritePipeline(long lastLsn) {
+    this(lastLsn, new DiskSpace());
+  }
+
+  public WritePipeline(long lastLsn, DiskSpace space) {
     this.lastLsn = lastLsn;
+    this.space = space;
+  }
+
+  /** The store's "no space" state, which this pipeline checks before every write. */
+  public DiskSpace space() {
+    return space;
   }
 
   /** Starts logging to {@code log} (after recovery). */
   public void attach(CommitLog log) {
     this.log = log;
+  }
+
+  /** Names the log's directory in the errors of a full disk. */
+  public void logDirectory(Path dir) {
+    this.logDirectory = dir;
   }
 
   /**
@@ -148,15 +176,35 @@ public final class WritePipeline {
           log.writeUpTo(w.lsn);
         }
       } catch (WalAppendException e) {
+        // Cut back: the record is not in the log, so this write failed and will never appear.
+        if (NoSpace.causedBy(e)) {
+          Path dir = logDirectory;
+          space.enter("wal", dir, e, () -> probeSpace(dir));
+          throw space.errorFor("write-ahead log append for table " + w.table.qualifiedName(), dir, e);
+        }
         throw new StorageIOException("table " + w.table.qualifiedName() + ": write", e);
       } catch (IOException e) {
-        throw fail("write-ahead log write or sync failed", e);
+        // The record may be written (and even durable) although the write or its fsync failed.
+        fail("write-ahead log write or sync failed", e);
+        throw new OutcomeUnknownException(
+            "table " + w.table.qualifiedName() + ": the write-ahead log write or fsync failed", e);
       }
       applied = true;
       try {
         applyInTurn(w);
-      } catch (IOException e) {
-        throw fail("table " + w.table.qualifiedName() + ": applying a logged write failed", e);
+      } catch (IOException | RuntimeException e) {
+        String what = "table " + w.table.qualifiedName() + ": applying a logged write failed";
+        if (NoSpace.causedBy(e) && e instanceof IOException io) {
+          // The table could not take it for lack of space (its flushes fail): no state was
+          // damaged, so the store waits for space instead of failing for good.
+          StoreTable t = w.table;
+          space.enter("table " + t.qualifiedName(), t.directory(), io, () -> t.engine().retryAfterNoSpace());
+        } else if (e instanceof IOException io) {
+          fail(what, io);
+        }
+        // Logged, so never "failed": a restart may replay it (and the engine may hold it already,
+        // e.g. when its memtable switch failed after the insert).
+        throw new OutcomeUnknownException(what, e);
       }
     } finally {
       if (!applied) {
@@ -283,10 +331,30 @@ public final class WritePipeline {
   }
 
   public void checkWritable() {
+    checkNotFailed();
+    space.checkWritable();
+  }
+
+  /** Throws {@link ReadOnlyStoreException} once a permanent failure is latched (not for a full disk). */
+  public void checkNotFailed() {
     KVStoreException f = failure;
     if (f != null) {
       throw new ReadOnlyStoreException(f.getMessage(), f);
     }
+  }
+
+  /**
+   * How the retry of a failed log append learns that the log's directory has space again (set by
+   * the store: a probe file written, synced and deleted there).
+   */
+  private volatile java.util.function.Function<Path, DiskSpace.Retry> prober = dir -> () -> {};
+
+  public void prober(java.util.function.Function<Path, DiskSpace.Retry> prober) {
+    this.prober = prober;
+  }
+
+  private void probeSpace(Path dir) throws IOException {
+    prober.apply(dir).run();
   }
 
   /** Latches {@code e} as the store's failure (the first one wins) and returns the error for the caller. */

@@ -28,6 +28,8 @@ import org.kvstore.io.FileSystem;
  *     engine with such buffers sizes the bound from the first table's context it sees
  * @param clock the store's clock: an entry whose expiry time is before its {@link Clock#millis()}
  *     is absent ({@link org.kvstore.Entry#isExpired})
+ * @param spaceListener where the engine reports background work that failed for lack of disk space
+ *     and can be retried ({@link EngineTable#retryAfterNoSpace()})
  *
  * <p>Thread safety: immutable; {@code appliedLsn} may be called from any thread.
  */
@@ -39,7 +41,16 @@ public record EngineContext(
     LongSupplier appliedLsn,
     long sharedCacheBytes,
     long sharedWriteBufferBytes,
-    Clock clock) {
+    Clock clock,
+    SpaceListener spaceListener) {
+
+  /** A context whose engine's out-of-space reports go nowhere. */
+  public EngineContext(
+      Path directory, FileSystem fileSystem, TableProperties properties, String tableName,
+      LongSupplier appliedLsn, long sharedCacheBytes, long sharedWriteBufferBytes, Clock clock) {
+    this(directory, fileSystem, properties, tableName, appliedLsn, sharedCacheBytes,
+        sharedWriteBufferBytes, clock, SpaceListener.NONE);
+  }
 
   /** A context on the system clock. */
   public EngineContext(

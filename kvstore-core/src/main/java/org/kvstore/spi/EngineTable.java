@@ -112,6 +112,17 @@ public interface EngineTable extends AutoCloseable {
    */
   long flush() throws IOException;
 
+  /**
+   * Retries the background work that failed for lack of disk space (reported through
+   * {@link EngineContext#spaceListener()}, or thrown by {@link #flush()}), and returns once it
+   * succeeded and the table takes writes as before. The default is {@link #flush()}.
+   *
+   * @throws IOException when it fails again (the store retries later, with back-off)
+   */
+  default void retryAfterNoSpace() throws IOException {
+    flush();
+  }
+
   /** The LSN up to which this table's persisted state is complete (0 when nothing was persisted). */
   long persistedLsn();
 

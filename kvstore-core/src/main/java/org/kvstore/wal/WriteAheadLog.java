@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.kvstore.Histogram;
 import org.kvstore.io.FileSystem;
+import org.kvstore.io.NoSpace;
 import org.kvstore.io.StorageFile;
 import org.kvstore.spi.Mutation;
 import org.kvstore.stats.HistogramRecorder;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class WriteAheadLog implements CommitLog {
   private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
-  private static final int MAX_REMEMBERED_FAILURES = 64;
+  private static final int MAX_REMEMBERED_FAILURES = 4096;
   private static final int SCRATCH_BYTES = 64 * 1024;
 
   private final FileSystem fs;
@@ -142,7 +143,7 @@ public final class WriteAheadLog implements CommitLog {
       fs.syncDirectory(dir); // the new name is durable before any record in it is acknowledged
     } catch (IOException e) {
       f.close();
-      throw e;
+      throw NoSpace.syncFailed(dir.toString(), e);
     }
     WalWriter w = new WalWriter(f, number, 0, syncNanos);
     w.frame(WalFormat.encodeSegmentHeader(number, firstLsn), true);
@@ -194,54 +195,58 @@ public final class WriteAheadLog implements CommitLog {
     }
   }
 
-  /** Frames and writes every pending record. REQUIRES: writeLock. */
+  /**
+   * Frames and writes every pending record. A write that fails and is undone fails the records
+   * taken from the queue since the last successful write (a failed group), and only those.
+   * REQUIRES: writeLock.
+   */
   @GuardedBy("writeLock")
   private void drainLocked() throws IOException {
     assert writeLock.isHeldByCurrentThread();
-    long first = -1;
-    long last = -1;
+    long first = -1; // the first record taken and not yet written
+    long framed = -1; // the last record framed
+    long taken = -1; // the last record taken from the queue
     long before = writer.size();
-    int framed = 0;
+    int framedCount = 0; // records framed since the last write, for the batch-size histogram
     Pending p;
     try {
       while ((p = pending.poll()) != null) {
+        taken = p.lsn();
         if (first < 0) {
           first = p.lsn();
         }
         if (writer.size() >= segmentBytes) {
-          if (last >= 0) {
+          if (framed >= 0) {
             writer.writeFramed();
             bytesWritten.addAndGet(writer.size() - before);
-            batchRecords.record(framed);
-            framed = 0;
-            writtenLsn = last;
+            batchRecords.record(framedCount);
+            framedCount = 0;
+            writtenLsn = framed;
             first = p.lsn();
           }
           rollLocked(p.lsn());
           before = writer.size();
         }
         writer.frame(encodeLocked(p), p.size(), false);
-        framed++;
-        last = p.lsn();
+        framedCount++;
+        framed = p.lsn();
       }
-      if (last < 0) {
+      if (framed < 0) {
         return;
       }
       writer.writeFramed();
       bytesWritten.addAndGet(writer.size() - before);
-      batchRecords.record(framed);
-      writtenLsn = last;
+      batchRecords.record(framedCount);
+      writtenLsn = framed;
     } catch (WalAppendException e) {
-      // The records framed in this group are not in the log; later records may still be written.
-      while ((p = pending.peek()) != null && p.lsn() <= last) {
-        pending.poll();
-      }
-      failedGroups.addLast(new FailedGroup(first, last, e));
+      // The records taken since the last successful write are not in the log; later records may
+      // still be written.
+      failedGroups.addLast(new FailedGroup(first, taken, e));
       anyFailedGroup = true;
       while (failedGroups.size() > MAX_REMEMBERED_FAILURES) {
         failedGroups.removeFirst();
       }
-      writtenLsn = Math.max(writtenLsn, last);
+      writtenLsn = Math.max(writtenLsn, taken);
       LOG.warn("{}", e.getMessage());
       throw e;
     } catch (IOException | RuntimeException e) {
@@ -262,14 +267,55 @@ public final class WriteAheadLog implements CommitLog {
     return scratch.array();
   }
 
-  /** Syncs and retires the current segment and starts the next. REQUIRES: writeLock. */
+  /**
+   * Syncs and retires the current segment and starts the next, its header written at once: a
+   * segment is never left without its header. When the new segment cannot be created or its header
+   * written for lack of space, it is deleted and the current segment stays current (a
+   * {@link WalAppendException}: the log takes later records). REQUIRES: writeLock.
+   */
   @GuardedBy("writeLock")
   private void rollLocked(long firstLsn) throws IOException {
     assert writeLock.isHeldByCurrentThread();
     WalWriter old = writer;
-    old.sync(); // older segments are always complete on disk: damage there is never a torn tail
+    try {
+      old.sync(); // older segments are always complete on disk: damage there is never a torn tail
+    } catch (IOException e) {
+      throw NoSpace.syncFailed(old.path().toString(), e);
+    }
+    long number = old.segmentNumber() + 1;
+    WalWriter next;
+    try {
+      next = createSegmentLocked(number, firstLsn);
+    } catch (IOException e) {
+      if (!NoSpace.causedBy(e)) {
+        throw e;
+      }
+      segments.remove(number);
+      deleteQuietly(dir.resolve(WalFormat.segmentName(number)));
+      throw new WalAppendException(dir.resolve(WalFormat.segmentName(number)), 0, e);
+    }
+    try {
+      next.writeFramed();
+    } catch (WalAppendException e) {
+      segments.remove(number);
+      try {
+        next.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      deleteQuietly(next.path());
+      throw e;
+    }
     retired.put(old.segmentNumber(), old);
-    writer = createSegmentLocked(old.segmentNumber() + 1, firstLsn);
+    writer = next;
+  }
+
+  private void deleteQuietly(Path p) {
+    try {
+      fs.delete(p);
+    } catch (IOException e) {
+      LOG.warn("could not delete the unused log segment {}: {}", p, e.toString());
+    }
   }
 
   @Override
@@ -303,14 +349,22 @@ public final class WriteAheadLog implements CommitLog {
     try {
       w.sync();
     } catch (IOException e) {
-      throw latch(e);
+      throw latch(NoSpace.syncFailed(w.path().toString(), e));
     }
     syncedLsn = target;
   }
 
+  /**
+   * Makes every record written so far durable. Records of failed (undone) groups are not the
+   * caller's: they do not fail this call.
+   */
   @Override
   public void syncWritten() throws IOException {
-    syncUpTo(writtenLsn);
+    long target = writtenLsn;
+    if (syncedLsn < target) {
+      syncers.await(target, () -> syncedLsn, this::syncRound, this::checkUsable);
+    }
+    checkUsable();
   }
 
   /** Bytes appended since this log was opened. */
@@ -355,7 +409,13 @@ public final class WriteAheadLog implements CommitLog {
         segments.remove(n);
         WalWriter w = retired.remove(n);
         if (w != null) {
-          w.close();
+          try {
+            w.close();
+          } catch (IOException e) {
+            // It is deleted next; a failed close (e.g. a late ENOSPC) must not stop that half way,
+            // or a segment out of the map would stay on disk and leave a gap for recovery.
+            LOG.warn("closing the obsolete log segment {} failed: {}", w.path(), e.toString());
+          }
         }
       }
     } finally {
@@ -415,7 +475,8 @@ public final class WriteAheadLog implements CommitLog {
   private void checkUsable() throws IOException {
     IOException f = fatal;
     if (f != null) {
-      throw new IOException("the write-ahead log failed earlier (" + f.getMessage() + "); reopen the store to recover", f);
+      throw org.kvstore.io.NoSpace.failedEarlier(
+          "the write-ahead log failed earlier (" + f.getMessage() + "); reopen the store to recover", f);
     }
     if (closed) {
       throw new IOException("the write-ahead log in " + dir + " is closed");

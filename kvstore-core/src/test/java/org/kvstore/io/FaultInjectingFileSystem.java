@@ -22,6 +22,11 @@ import java.util.function.Predicate;
  *   <li>{@link #failSyncs(Predicate)}: syncs of matching files (or directories) throw {@code EIO};
  *   <li>{@link #diskFullAfter(long)}: once that many more bytes are written, writes throw
  *       {@code No space left on device} (until {@link #diskFullAfter(long)} with -1 frees space);
+ *   <li>{@link #spaceQuota(Path, long, NoSpaceAt)}: the files under a directory may take that many
+ *       bytes in all (deletes and truncations give space back); past it, ENOSPC surfaces where
+ *       {@link NoSpaceAt} says: from {@code write} (a short write of what fits, then the error), from
+ *       {@code sync} before any data is made durable, or from {@code close} (ext4's delayed
+ *       allocation and NFS report it late);
  *   <li>{@link #crashAfter(long)}: after that many more mutating operations (write, sync, rename,
  *       delete, truncate, create), every later operation throws, as if the process died there;
  *       what reached the underlying file system stays as it is;
@@ -51,6 +56,25 @@ public final class FaultInjectingFileSystem implements FileSystem {
   private volatile boolean recordUnsynced;
   /** Unsynced writes, newest last: where, and the bytes they replaced. Guarded by itself. */
   private final Deque<Undo> unsynced = new ArrayDeque<>();
+
+  /** Where a file system over its quota reports ENOSPC. */
+  public enum NoSpaceAt {
+    /** {@code write()}: a short write of what fits, then the error. */
+    WRITE,
+    /** {@code force()}: the write was taken, the sync fails before making it durable. */
+    SYNC,
+    /** {@code close()}: the write and sync were taken, closing reports the error. */
+    CLOSE,
+  }
+
+  private final Object quotaLock = new Object();
+  /** Bytes the files under {@link #quotaRoot} may take; -1: no quota. Guarded by quotaLock. */
+  private long quotaBytes = -1;
+  private Path quotaRoot;
+  private long usedBytes;
+  private NoSpaceAt noSpaceAt = NoSpaceAt.WRITE;
+  /** Files written past the quota (SYNC and CLOSE modes) whose sync or close has to fail. */
+  private final Set<Path> overQuota = new HashSet<>();
 
   private record Undo(StorageFile file, long position, byte[] before) {}
 
@@ -86,6 +110,74 @@ public final class FaultInjectingFileSystem implements FileSystem {
   public FaultInjectingFileSystem diskFullAfter(long bytes) {
     bytesUntilFull.set(bytes);
     return this;
+  }
+
+  /**
+   * From now on the files under {@code root} may take {@code bytes} in all (their current size
+   * counts); past it ENOSPC surfaces as {@code at} says. {@code bytes} -1 lifts the quota.
+   */
+  public FaultInjectingFileSystem spaceQuota(Path root, long bytes, NoSpaceAt at) {
+    synchronized (quotaLock) {
+      if (bytes < 0) {
+        quotaBytes = -1;
+        overQuota.clear();
+        return this;
+      }
+      if (quotaBytes < 0 || !root.equals(quotaRoot)) {
+        usedBytes = du(root);
+      }
+      quotaRoot = root;
+      quotaBytes = bytes;
+      noSpaceAt = at;
+      return this;
+    }
+  }
+
+  /** Bytes the files under the quota's root take (as counted since the quota was set). */
+  public long usedBytes() {
+    synchronized (quotaLock) {
+      return quotaBytes < 0 ? -1 : usedBytes;
+    }
+  }
+
+  private static long du(Path root) {
+    if (!java.nio.file.Files.isDirectory(root)) {
+      return 0;
+    }
+    try (var paths = java.nio.file.Files.walk(root)) {
+      return paths.filter(java.nio.file.Files::isRegularFile).mapToLong(p -> {
+        try {
+          return java.nio.file.Files.size(p);
+        } catch (IOException e) {
+          return 0; // deleted meanwhile
+        }
+      }).sum();
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return 0;
+    }
+  }
+
+  /** Whether the quota counts {@code p}. REQUIRES: quotaLock. */
+  private boolean counted(Path p) {
+    return quotaBytes >= 0 && p.toAbsolutePath().startsWith(quotaRoot.toAbsolutePath());
+  }
+
+  private static IOException enospc(String op, Path p) {
+    return new IOException("No space left on device (injected) " + op + " " + p);
+  }
+
+  /** Gives back the space of {@code p}, about to be deleted or replaced. */
+  private void release(Path p) {
+    synchronized (quotaLock) {
+      if (counted(p) && inner.exists(p)) {
+        try {
+          usedBytes -= inner.size(p);
+        } catch (IOException e) {
+          // gone meanwhile
+        }
+      }
+      overQuota.remove(p);
+    }
   }
 
   /** The "process" dies after {@code ops} more mutating operations; -1 cancels. */
@@ -220,18 +312,30 @@ public final class FaultInjectingFileSystem implements FileSystem {
   @Override
   public void rename(Path source, Path target) throws IOException {
     mutating("rename " + name(source) + " " + name(target));
+    release(target);
     inner.rename(source, target);
+    synchronized (quotaLock) {
+      if (overQuota.remove(source)) {
+        overQuota.add(target);
+      }
+    }
   }
 
   @Override
   public boolean delete(Path path) throws IOException {
     mutating("delete " + name(path));
+    release(path);
     return inner.delete(path);
   }
 
   @Override
   public void deleteRecursively(Path dir) throws IOException {
     mutating("deleteRecursively " + name(dir));
+    synchronized (quotaLock) {
+      if (counted(dir)) {
+        usedBytes -= du(dir);
+      }
+    }
     inner.deleteRecursively(dir);
   }
 
@@ -292,6 +396,10 @@ public final class FaultInjectingFileSystem implements FileSystem {
         }
         throw new IOException("crashed at write " + writeNumber + (tornCrash ? " (torn)" : "") + " (injected)");
       }
+      Integer short_ = quotaWrite(src, position);
+      if (short_ != null) {
+        return short_;
+      }
       long budget = bytesUntilFull.get();
       if (budget >= 0) {
         if (budget < src.remaining()) {
@@ -311,6 +419,51 @@ public final class FaultInjectingFileSystem implements FileSystem {
       return f.write(src, position);
     }
 
+    /**
+     * Applies the quota to a write: returns the count of a short write made here (or throws
+     * ENOSPC) in WRITE mode when it does not fit, null when the caller writes it all.
+     */
+    private Integer quotaWrite(ByteBuffer src, long position) throws IOException {
+      synchronized (quotaLock) {
+        if (!counted(f.path())) {
+          return null;
+        }
+        long size = f.size();
+        long grow = Math.max(0, position + src.remaining() - size);
+        if (usedBytes + grow <= quotaBytes) {
+          usedBytes += grow;
+          return null;
+        }
+        if (noSpaceAt != NoSpaceAt.WRITE) {
+          usedBytes += grow; // taken now, reported at sync or close
+          overQuota.add(f.path());
+          return null;
+        }
+        long fits = Math.max(0, size - position) + Math.max(0, quotaBytes - usedBytes);
+        if (fits <= 0) {
+          throw enospc("writing", f.path());
+        }
+        ByteBuffer part = src.duplicate();
+        part.limit(part.position() + (int) Math.min(fits, src.remaining()));
+        int n = f.write(part, position);
+        src.position(src.position() + n);
+        usedBytes += Math.max(0, position + n - size);
+        return n;
+      }
+    }
+
+    /** Throws ENOSPC when this file was written past the quota and the space is still not there. */
+    private void checkOverQuota(String op) throws IOException {
+      synchronized (quotaLock) {
+        if (overQuota.contains(f.path())) {
+          if (quotaBytes >= 0 && usedBytes > quotaBytes) {
+            throw enospc(op, f.path());
+          }
+          overQuota.remove(f.path());
+        }
+      }
+    }
+
     @Override
     public long size() throws IOException {
       checkCrashed();
@@ -320,7 +473,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
     @Override
     public void truncate(long size) throws IOException {
       mutating("truncate " + name(f.path()) + " " + size);
-      f.truncate(size);
+      synchronized (quotaLock) {
+        long before = f.size();
+        f.truncate(size);
+        if (counted(f.path()) && size < before) {
+          usedBytes -= before - size;
+        }
+      }
     }
 
     @Override
@@ -329,6 +488,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
       syncs.incrementAndGet();
       if (failSync.test(f.path())) {
         throw new IOException("EIO (injected) syncing " + f.path());
+      }
+      NoSpaceAt at;
+      synchronized (quotaLock) {
+        at = noSpaceAt;
+      }
+      if (at == NoSpaceAt.SYNC) {
+        checkOverQuota("syncing");
       }
       f.sync();
       synchronized (unsynced) {
@@ -351,6 +517,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
     @Override
     public void close() throws IOException {
       f.close();
+      NoSpaceAt at;
+      synchronized (quotaLock) {
+        at = noSpaceAt;
+      }
+      if (at == NoSpaceAt.CLOSE) {
+        checkOverQuota("closing");
+      }
     }
   }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import org.kvstore.io.NoSpace;
 import org.kvstore.lsm.compaction.CompactionJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +26,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Errors: the first failure of either thread is latched ({@link #failure()}): from then on no
  * flush or compaction runs, waiting flushes fail with it as the cause, and the table refuses
- * writes. A compaction aborted by {@link #shutdown()} is not a failure.
+ * writes. A compaction aborted by {@link #shutdown()} is not a failure. A failure for lack of disk
+ * space ({@link NoSpace}) is not latched: the flush or compaction deleted its own files and left
+ * the previous state intact, so the table only notes it ({@link #noSpace()}), reports it
+ * ({@link Table#backgroundOutOfSpace}), runs no more background work, and waits for
+ * {@link #retryAfterNoSpace()}; memtables that wait for their flush meanwhile stay readable.
  *
  * <p>Thread safety: thread-safe; {@link #scheduleFlush} and {@link #maybeScheduleCompaction} may be
  * called from any thread. The latch is set under this object's monitor and read without it.
@@ -62,6 +67,9 @@ final class FlushCompactionScheduler {
 
     /** A flush or compaction failed (the first failure is latched): wake writers waiting for room. */
     void backgroundFailed();
+
+    /** A flush or compaction failed for lack of disk space (not latched): report it, wake writers. */
+    void backgroundOutOfSpace(IOException cause);
   }
 
   /** How often the compaction thread looks for due compactions when nothing else made it look. */
@@ -75,6 +83,7 @@ final class FlushCompactionScheduler {
   private final BooleanSupplier aborted = () -> this.shuttingDown;
   private volatile boolean shuttingDown;
   private volatile Throwable failure;
+  private volatile IOException noSpace;
 
   FlushCompactionScheduler(String name, Table table) {
     this.table = table;
@@ -96,6 +105,52 @@ final class FlushCompactionScheduler {
     return failure;
   }
 
+  /** The flush or compaction failure for lack of space that waits for a retry, or {@code null}. */
+  IOException noSpace() {
+    return noSpace;
+  }
+
+  /**
+   * Retries after a failure for lack of space: flushes every immutable memtable, oldest first, then
+   * runs the due compactions, each on its own thread, and waits for them. Returns once both
+   * succeeded; throws the failure when one failed again (or for good).
+   */
+  void retryAfterNoSpace() throws IOException {
+    if (failure != null) {
+      throw NoSpace.failedEarlier("table " + name + " failed in the background: " + failure, failure);
+    }
+    noSpace = null;
+    try {
+      flushThread.submit(() -> {
+        FrozenMemTable f;
+        while (noSpace == null && failure == null && !shuttingDown && (f = table.oldestImmutable()) != null) {
+          if (flush(f) != null) {
+            break;
+          }
+        }
+      }).get();
+      if (noSpace == null && failure == null && !shuttingDown && compactionScheduled.compareAndSet(false, true)) {
+        compactionThread.submit(this::compactWhileDue).get();
+      }
+    } catch (RejectedExecutionException e) {
+      throw new IOException("table " + name + " is closed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while retrying after a full disk", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException("retry after a full disk failed: " + e.getCause(), e.getCause());
+    }
+    IOException again = noSpace;
+    if (again != null) {
+      throw again;
+    }
+    if (failure != null) {
+      throw NoSpace.failedEarlier("table " + name + " failed in the background: " + failure, failure);
+    }
+    LOG.info("table {}: flushes and compactions run again after a full disk", name);
+    maybeScheduleCompaction();
+  }
+
   /**
    * Queues one flush, for {@code frozen}, the memtable just switched out: the flush writes the
    * oldest immutable memtable at the time it runs (switches may queue out of order), so one flush
@@ -112,11 +167,11 @@ final class FlushCompactionScheduler {
 
   private void flushOldest(FrozenMemTable frozen) {
     FrozenMemTable f = table.oldestImmutable();
-    if (shuttingDown || failure != null) {
-      Throwable e = failure;
+    if (shuttingDown || failure != null || noSpace != null) {
+      Throwable e = failure != null ? failure : noSpace;
       Throwable cause = e != null ? e : new IOException("table closed before the flush");
       frozen.flushed().completeExceptionally(cause);
-      if (f != null) {
+      if (f != null && noSpace == null) {
         f.flushed().completeExceptionally(cause);
       }
       return;
@@ -124,21 +179,47 @@ final class FlushCompactionScheduler {
     if (f == null) {
       return;
     }
-    try {
-      table.flushMemtable(f);
-      f.flushed().complete(null);
-      maybeScheduleCompaction();
-    } catch (Throwable e) {
-      latch(e);
-      f.flushed().completeExceptionally(e);
+    Throwable e = flush(f);
+    if (e != null) {
       // A newer memtable whose flush this was: no flush will write it now.
       frozen.flushed().completeExceptionally(e);
     }
   }
 
+  /**
+   * Flushes {@code f}; returns null, or the failure (latched, or noted as out of space), with which
+   * {@code f}'s future is completed.
+   */
+  private Throwable flush(FrozenMemTable f) {
+    try {
+      table.flushMemtable(f);
+      f.flushed().complete(null);
+      maybeScheduleCompaction();
+      return null;
+    } catch (Throwable e) {
+      if (!outOfSpace(e)) {
+        latch(e);
+      }
+      f.flushed().completeExceptionally(e);
+      return e;
+    }
+  }
+
+  /** Notes {@code e} and returns true if it is a failure for lack of space; false otherwise. */
+  private boolean outOfSpace(Throwable e) {
+    if (!(e instanceof IOException io) || !NoSpace.causedBy(io) || shuttingDown) {
+      return false;
+    }
+    noSpace = io;
+    LOG.warn("table {}: background work failed for lack of disk space, retried once space is freed: {}",
+        name, io.toString());
+    table.backgroundOutOfSpace(io);
+    return true;
+  }
+
   /** Schedules a compaction run if one may be due and none is queued. */
   void maybeScheduleCompaction() {
-    if (shuttingDown || failure != null) {
+    if (shuttingDown || failure != null || noSpace != null) {
       return;
     }
     if (compactionScheduled.compareAndSet(false, true)) {
@@ -152,7 +233,7 @@ final class FlushCompactionScheduler {
 
   private void compactWhileDue() {
     try {
-      while (!shuttingDown && failure == null) {
+      while (!shuttingDown && failure == null && noSpace == null) {
         if (!table.compactOnce(aborted)) {
           break;
         }
@@ -160,7 +241,7 @@ final class FlushCompactionScheduler {
     } catch (CompactionJob.AbortedException e) {
       LOG.debug("table {}: compaction aborted by close", name);
     } catch (Throwable e) {
-      if (!shuttingDown) {
+      if (!shuttingDown && !outOfSpace(e)) {
         latch(e);
       }
     } finally {

@@ -10,6 +10,7 @@ import org.kvstore.lsm.compaction.CompactionJob;
 import org.kvstore.lsm.compaction.CompactionPicker;
 import org.kvstore.lsm.sstable.BlockCache;
 import org.kvstore.lsm.sstable.OpenFiles;
+import org.kvstore.lsm.sstable.SstableFormat;
 import org.kvstore.lsm.version.FileMetadata;
 import org.kvstore.lsm.version.Version;
 import org.kvstore.lsm.version.VersionEdit;
@@ -66,7 +67,20 @@ final class FlushCompactionWork {
     if (meta != null) {
       edit.addFile(0, meta);
     }
-    versions.logAndApply(edit);
+    try {
+      versions.logAndApply(edit);
+    } catch (IOException | RuntimeException e) {
+      if (meta != null && !versions.failed()) {
+        // Not in the manifest: of no use, and on a full disk it takes the space the retry needs.
+        cache.evictFile(fileNum);
+        try {
+          fs.delete(dir.resolve(SstableFormat.fileName(fileNum)));
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed); // swept at the next open
+        }
+      }
+      throw e;
+    }
     if (meta != null) {
       statistics.bytesFlushed.add(meta.fileSize());
       statistics.flushes.increment();
@@ -100,7 +114,9 @@ final class FlushCompactionWork {
     try {
       versions.logAndApply(edit);
     } catch (IOException | RuntimeException e) {
-      job.discardOutputs();
+      if (!versions.failed()) {
+        job.discardOutputs(); // not in the manifest (a failed manifest may hold them: then they stay)
+      }
       throw e;
     }
     if (!c.isTrivialMove()) {

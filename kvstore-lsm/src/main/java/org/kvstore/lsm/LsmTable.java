@@ -83,7 +83,10 @@ import org.kvstore.spi.Mutation;
  *       ({@link FlushCompactionWork}) and install the result ({@link SuperVersions}).
  *   <li><b>Errors.</b> A failed flush or compaction is latched: every later write and flush fails
  *       with it as the cause; reads go on. Reopening the table recovers from the manifest and the
- *       core's log.
+ *       core's log. One that failed for lack of disk space is not latched: it left its files
+ *       deleted and the manifest as it was, so the table reports it to the store
+ *       ({@link EngineContext#spaceListener()}), keeps taking writes while its memtables have room,
+ *       and flushes and compacts again on {@link #retryAfterNoSpace()}.
  * </ul>
  *
  * <p>Lock order: {@code writeFence} before the {@link SuperVersions}' lock before the
@@ -301,6 +304,21 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   public void backgroundFailed() {
     stalls.signalRoom();
     budget.flushed(); // its memtables are left out of the budget from now on
+  }
+
+  @Override
+  public void backgroundOutOfSpace(IOException cause) {
+    stalls.signalRoom();
+    ctx.spaceListener().outOfSpace(cause);
+  }
+
+  /** Flushes the memtables that wait since a flush failed for lack of space, then compacts. */
+  @Override
+  public void retryAfterNoSpace() throws IOException {
+    if (views.isClosed()) {
+      throw new IOException("table " + ctx.tableName() + " is closed");
+    }
+    scheduler.retryAfterNoSpace();
   }
 
   // ---- reads ----
@@ -521,6 +539,12 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   @Override
   public long flush() throws IOException {
     stalls.checkWritable();
+    IOException noSpace = scheduler.noSpace();
+    if (noSpace != null) {
+      // No flush runs until retryAfterNoSpace(): switching would only pile up memtables meanwhile.
+      throw new IOException("table " + ctx.tableName() + " cannot flush until disk space is freed: "
+          + noSpace.getMessage(), noSpace);
+    }
     FrozenMemTable f = views.switchMemtable(SuperVersions.Switch.ALWAYS);
     try {
       f.flushed().get();

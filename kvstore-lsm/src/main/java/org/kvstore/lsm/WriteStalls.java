@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.kvstore.io.NoSpace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +71,12 @@ final class WriteStalls {
         views.switchMemtable(SuperVersions.Switch.IF_FULL);
         continue;
       }
+      IOException noSpace = scheduler.noSpace();
+      if (noSpace != null) {
+        // No flush can make room until space is freed: refuse instead of stalling for that long.
+        throw new IOException("table " + tableName + " has no room for the write: its flush failed for lack of "
+            + "disk space (" + noSpace.getMessage() + ")", noSpace);
+      }
       if (!logged) {
         logged = true;
         stallStart = System.nanoTime();
@@ -86,7 +93,8 @@ final class WriteStalls {
       }
       lock.lock();
       try {
-        if (views.current() == s && scheduler.failure() == null && !views.isClosed()) {
+        if (views.current() == s && scheduler.failure() == null && scheduler.noSpace() == null
+            && !views.isClosed()) {
           roomChanged.await(50, TimeUnit.MILLISECONDS);
         }
       } catch (InterruptedException e) {
@@ -118,7 +126,7 @@ final class WriteStalls {
     }
     Throwable e = scheduler.failure();
     if (e != null) {
-      throw new IOException("table " + tableName + " failed in the background: " + e, e);
+      throw NoSpace.failedEarlier("table " + tableName + " failed in the background: " + e, e);
     }
   }
 }

@@ -89,6 +89,13 @@ class FlushCompactionSchedulerTest {
     public void backgroundFailed() {
       failedCalls.incrementAndGet();
     }
+
+    final List<IOException> outOfSpace = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void backgroundOutOfSpace(IOException cause) {
+      outOfSpace.add(cause);
+    }
   }
 
   private final FakeTable table = new FakeTable();
@@ -205,5 +212,43 @@ class FlushCompactionSchedulerTest {
     scheduler.scheduleFlush(f);
 
     assertThat(failureOf(f)).isInstanceOf(IOException.class).hasMessageContaining("closed");
+  }
+
+  @Test
+  void scheduleFlush_flushOutOfSpace_keepsTheMemtableAndResumesOnRetry() throws Exception {
+    IOException full = new IOException("No space left on device (injected) writing 000007.sst");
+    table.flushFailure = full;
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+    assertThat(failureOf(f)).isSameAs(full);
+    assertThat(scheduler.failure()).as("not latched for good").isNull();
+    assertThat(scheduler.noSpace()).isSameAs(full);
+    assertThat(table.outOfSpace).containsExactly(full);
+    assertThat(table.imms).containsExactly(f);
+
+    assertThatThrownBy(scheduler::retryAfterNoSpace).isSameAs(full);
+    table.flushFailure = null;
+    scheduler.retryAfterNoSpace();
+
+    assertThat(table.flushed).containsExactly(f);
+    assertThat(scheduler.noSpace()).isNull();
+    assertThat(table.failedCalls.get()).isZero();
+  }
+
+  @Test
+  void maybeScheduleCompaction_compactionOutOfSpace_notLatchedAndRetried() throws Exception {
+    table.compactionFailure = new IOException("No space left on device");
+    table.dueCompactions.set(1);
+    scheduler.maybeScheduleCompaction();
+    for (int i = 0; i < 200 && scheduler.noSpace() == null; i++) {
+      Thread.sleep(5);
+    }
+    assertThat(scheduler.noSpace()).isNotNull();
+    assertThat(scheduler.failure()).isNull();
+
+    table.compactionFailure = null;
+    scheduler.retryAfterNoSpace();
+    assertThat(table.compactions.get()).isEqualTo(1);
+    assertThat(scheduler.noSpace()).isNull();
   }
 }

@@ -11,6 +11,7 @@ import org.kvstore.bplus.page.MetaPage;
 import org.kvstore.bplus.page.PageFormat;
 import org.kvstore.bplus.page.PageTablePage;
 import org.kvstore.bplus.page.PageType;
+import org.kvstore.io.NoSpace;
 import org.kvstore.io.StorageFile;
 
 /**
@@ -372,11 +373,28 @@ public final class PageFile implements AutoCloseable {
 
   /** Steps 4 and 5: fsync, write the meta page, fsync. The checkpoint is durable on return. */
   public void writeMeta(MetaPage meta) throws IOException {
-    file.sync();
+    sync();
     byte[] buf = new byte[pageSize];
     meta.encodeTo(buf);
     file.writeFully(ByteBuffer.wrap(buf), meta.slot() * pageSize);
-    file.sync();
+    sync();
+  }
+
+  /** An fsync of the page file; its failure is never retried as "no space" (fsyncgate). */
+  private void sync() throws IOException {
+    try {
+      file.sync();
+    } catch (IOException e) {
+      throw NoSpace.syncFailed(file.path().toString(), e);
+    }
+  }
+
+  /**
+   * A checkpoint failed before it became durable (for lack of space): the next one must write
+   * again even if no page changes meanwhile.
+   */
+  public synchronized void checkpointFailed() {
+    changes++;
   }
 
   /** Step 6: the new checkpoint is the durable one; slots only the old one used become free. */

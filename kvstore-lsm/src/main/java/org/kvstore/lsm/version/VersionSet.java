@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.kvstore.CorruptionException;
 import org.kvstore.io.FileSystem;
+import org.kvstore.io.NoSpace;
 import org.kvstore.io.StorageFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -220,23 +221,39 @@ public final class VersionSet implements AutoCloseable {
     Path mpath = dir.resolve(ManifestFormat.manifestName(num));
     fs.delete(mpath); // a leftover of a crash during an earlier roll
     StorageFile f = fs.open(mpath, FileSystem.OpenMode.CREATE_NEW);
+    Path tmp = dir.resolve(ManifestFormat.CURRENT_TEMP);
+    boolean renamed = false;
     try {
       byte[] header = ManifestFormat.header();
       byte[] rec = ManifestFormat.encodeRecord(snap);
       f.writeFully(ByteBuffer.wrap(header), 0);
       f.writeFully(ByteBuffer.wrap(rec), header.length);
       f.sync();
-      Path tmp = dir.resolve(ManifestFormat.CURRENT_TEMP);
       fs.delete(tmp);
       try (StorageFile t = fs.open(tmp, FileSystem.OpenMode.CREATE_NEW)) {
         t.writeFully(ByteBuffer.wrap(ManifestFormat.encodeCurrent(ManifestFormat.manifestName(num))), 0);
         t.sync();
       }
       fs.rename(tmp, dir.resolve(ManifestFormat.CURRENT));
-      fs.syncDirectory(dir);
+      renamed = true;
+      try {
+        fs.syncDirectory(dir);
+      } catch (IOException e) {
+        throw NoSpace.syncFailed(dir.toString(), e);
+      }
       return f;
     } catch (IOException | RuntimeException e) {
       f.close();
+      if (!renamed) {
+        // CURRENT still names the old manifest: the new files are of no use (and, on a full disk,
+        // take the space the next try needs).
+        try {
+          fs.delete(tmp);
+          fs.delete(mpath);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
       throw e;
     }
   }
@@ -328,6 +345,20 @@ public final class VersionSet implements AutoCloseable {
   }
 
   /**
+   * Whether the manifest failed for good (an fsync, or a write that could not be cut back): an edit
+   * whose {@link #logAndApply} failed may then be in the manifest file, so the files it adds must
+   * stay (the next open keeps or sweeps them). Otherwise a failed edit is not in the manifest.
+   */
+  public boolean failed() {
+    lock.lock();
+    try {
+      return manifestFailure != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Logs {@code edit} durably, then installs the version it produces. REQUIRES: every file the edit
    * adds is synced and its directory entry durable.
    *
@@ -338,7 +369,7 @@ public final class VersionSet implements AutoCloseable {
     lock.lock();
     try {
       if (manifestFailure != null) {
-        throw new IOException("manifest failed earlier; no more edits", manifestFailure);
+        throw NoSpace.failedEarlier("manifest failed earlier; no more edits", manifestFailure);
       }
       if (closed) {
         throw new IOException("table closed");
@@ -360,10 +391,26 @@ public final class VersionSet implements AutoCloseable {
       byte[] rec = ManifestFormat.encodeRecord(edit);
       try {
         manifest.writeFully(ByteBuffer.wrap(rec), manifestOffset);
+      } catch (IOException e) {
+        // Cut back to the last whole record; a full disk then fails only this edit, and the
+        // flush or compaction that made it deletes its files and is retried later.
+        try {
+          manifest.truncate(manifestOffset);
+        } catch (IOException undo) {
+          e.addSuppressed(undo);
+          manifestFailure = e;
+          throw e;
+        }
+        if (!NoSpace.causedBy(e)) {
+          manifestFailure = e;
+        }
+        throw e;
+      }
+      try {
         manifest.sync();
       } catch (IOException e) {
-        manifestFailure = e;
-        throw e;
+        manifestFailure = NoSpace.syncFailed(dir.resolve(ManifestFormat.manifestName(manifestFileNum)).toString(), e);
+        throw manifestFailure;
       }
       manifestOffset += rec.length;
       if (edit.persistedLsn >= 0) {
@@ -379,8 +426,13 @@ public final class VersionSet implements AutoCloseable {
         try {
           writeNewManifestLocked();
         } catch (IOException e) {
-          manifestFailure = e;
-          throw e;
+          if (!NoSpace.causedBy(e)) {
+            manifestFailure = e;
+            throw e;
+          }
+          // The edit is durable in the current manifest, which stays current; the roll is tried
+          // again after the next edit.
+          LOG.warn("manifest roll in {} failed for lack of space; the current manifest stays: {}", dir, e.toString());
         }
       }
     } finally {

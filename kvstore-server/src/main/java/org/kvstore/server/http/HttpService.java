@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.util.Map;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStoreException;
+import org.kvstore.NoSpaceException;
 import org.kvstore.NoSuchDatabaseException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.PreconditionFailedException;
@@ -170,6 +171,10 @@ final class HttpService {
     }
     if (e instanceof PreconditionFailedException p) {
       return HttpReply.problem(new HttpProblem(ProblemCode.PRECONDITION_FAILED, p.getMessage()));
+    }
+    if (e instanceof NoSpaceException n) {
+      LOG.warn("HTTP write refused: {}", n.getMessage());
+      return HttpReply.problem(new HttpProblem(ProblemCode.INSUFFICIENT_STORAGE, n.getMessage()));
     }
     if (e instanceof StoreClosedException c) {
       return HttpReply.problem(new HttpProblem(ProblemCode.NOT_READY, "the store is closed: " + c.getMessage()));

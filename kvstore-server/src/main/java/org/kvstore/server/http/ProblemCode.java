@@ -30,6 +30,8 @@ enum ProblemCode {
   UNAUTHORIZED(HttpResponseStatus.UNAUTHORIZED, "Unauthorized"),
   NOT_READY(HttpResponseStatus.SERVICE_UNAVAILABLE, "Not ready"),
   TOO_MANY_CONNECTIONS(HttpResponseStatus.SERVICE_UNAVAILABLE, "Too many connections"),
+  /** The disk is full: writes are refused until space is freed (the store resumes by itself). */
+  INSUFFICIENT_STORAGE(HttpResponseStatus.INSUFFICIENT_STORAGE, "Insufficient storage"),
   REQUEST_TIMEOUT(HttpResponseStatus.REQUEST_TIMEOUT, "Request timeout"),
   HEADERS_TOO_LARGE(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Request headers too large"),
   INTERNAL(HttpResponseStatus.INTERNAL_SERVER_ERROR, "Internal error");

@@ -1,6 +1,7 @@
 package org.kvstore.server.resp;
 
 import org.kvstore.KVStoreException;
+import org.kvstore.NoSpaceException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.server.command.CommandException;
 import org.slf4j.Logger;
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
  * <table>
  *   <tr><th>failure</th><th>reply</th><th>log</th></tr>
  *   <tr><td>{@link CommandException}</td><td>its text ({@code ERR syntax error}, {@code WRONGPASS ...})</td><td>none: the client sees it all</td></tr>
+ *   <tr><td>{@link NoSpaceException}</td><td>{@code MISCONF <message>} (as Redis answers while it cannot persist): the disk is full, the directory, and that writes resume by themselves</td><td>debug</td></tr>
  *   <tr><td>{@link NoSuchTableException}</td><td>{@code ERR <message>}; the connection resolves its table again</td><td>debug</td></tr>
  *   <tr><td>other {@link KVStoreException}, {@link IllegalArgumentException}</td><td>{@code ERR <message>}</td><td>debug, with the stack trace</td></tr>
  *   <tr><td>any other exception or error (a bug)</td><td>{@code ERR internal error in '<command>': <class>}</td><td>warn, with the stack trace</td></tr>
@@ -36,6 +38,10 @@ final class RespErrors {
       return new RespMessage.ErrorReply(e.reply());
     }
     String what = command == null ? "a request" : "'" + command + "'";
+    if (failure instanceof NoSpaceException e) {
+      LOG.debug("{} of client {} refused: {}", what, session.id(), e.getMessage());
+      return new RespMessage.ErrorReply("MISCONF " + e.getMessage());
+    }
     if (failure instanceof NoSuchTableException e) {
       LOG.debug("{} of client {}: {}", what, session.id(), e.getMessage());
       session.invalidateTable();

@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 import org.kvstore.Cursor;
 import org.kvstore.Durability;
 import org.kvstore.ExpiryStats;
+import org.kvstore.DiskSpaceStatus;
 import org.kvstore.KVStoreException;
 import org.kvstore.Table;
 import org.kvstore.WriteBatch;
@@ -164,6 +165,23 @@ final class RespServerCommands {
 
   // ---- INFO ----
 
+  /**
+   * The full-disk state: whether writes are refused for lack of space and since when, the last
+   * such error, and the resumes (Redis' {@code aof_last_write_status} says err while it is full).
+   */
+  private String diskSpaceSection() {
+    DiskSpaceStatus s = keyspace.store().diskSpace();
+    long now = System.currentTimeMillis();
+    String error = s.lastError().replace('\r', ' ').replace('\n', ' ');
+    return "aof_last_write_status:" + (s.full() ? "err" : "ok") + "\r\n"
+        + "disk_full:" + (s.full() ? 1 : 0) + "\r\n"
+        + "disk_full_since_seconds:" + (s.full() ? (now - s.fullSinceMillis()) / 1000 : 0) + "\r\n"
+        + "disk_full_last_error:" + error + "\r\n"
+        + "disk_full_resumes:" + s.resumes() + "\r\n"
+        + "disk_full_last_resume_seconds_ago:"
+        + (s.lastResumeMillis() == 0 ? -1 : (now - s.lastResumeMillis()) / 1000) + "\r\n";
+  }
+
   private RespMessage info(RespSession s, RespRequest r) {
     Map<String, String> sections = new LinkedHashMap<>();
     sections.put("server", serverSection());
@@ -181,7 +199,8 @@ final class RespServerCommands {
         + "rdb_bgsave_in_progress:0\r\n"
         + "aof_rewrite_in_progress:0\r\n"
         + "aof_enabled:" + (d == Durability.NONE ? 0 : 1) + "\r\n"
-        + "kvstore_durability:" + d.name().toLowerCase(Locale.ROOT) + "\r\n");
+        + "kvstore_durability:" + d.name().toLowerCase(Locale.ROOT) + "\r\n"
+        + diskSpaceSection());
     sections.put("stats", "total_connections_received:" + clients.totalConnections() + "\r\n"
         + "total_commands_processed:" + clients.totalCommands() + "\r\n"
         + "rejected_connections:" + clients.rejectedConnections() + "\r\n"

@@ -40,6 +40,8 @@ final class ThriftErrors {
     if (e instanceof PreconditionFailedException) {
       return new PreconditionFailed(e.getMessage());
     }
+    // Everything else, a full disk (NoSpaceException) and a read-only store among them, is a
+    // state of the server the client may retry later.
     return new Unavailable(e.getMessage());
   }
 

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.kvstore.Entry;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.NoSpaceException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.server.command.CommandException;
 import org.kvstore.server.command.TransactionView;
@@ -76,5 +77,14 @@ class RespErrorsTest {
       assertThat(ev.getLevel()).isEqualTo(Level.WARN);
       assertThat(ev.getThrowableProxy()).isNotNull();
     });
+  }
+
+  @Test
+  void reply_noSpace_misconfNamingTheDirectory() {
+    NoSpaceException e = new NoSpaceException(java.nio.file.Path.of("/data/wal"), "wal: append failed",
+        new java.io.IOException("No space left on device"));
+    assertThat(text(RespErrors.reply("set", e, session)))
+        .startsWith("MISCONF disk full: No space left on device in /data/wal")
+        .doesNotContain("\r").doesNotContain("\n");
   }
 }

@@ -1,0 +1,183 @@
+package org.kvstore.internal;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.kvstore.NoSpaceException;
+import org.kvstore.StorageIOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's "no space" state: set when a log append, a flush, a compaction or a checkpoint fails
+ * for lack of disk space and left the previous state intact; cleared by itself once every failed
+ * piece of work succeeds again. It is not a permanent failure (those are latched by the
+ * {@link WritePipeline}): while it is set, writes are refused at once with one
+ * {@link NoSpaceException}, reads go on, and a background thread retries each failed piece of work
+ * (its {@link Retry}) with back-off, {@link #FIRST_BACKOFF} doubling up to {@link #MAX_BACKOFF}, as
+ * RocksDB's error handler resumes after a background {@code NoSpace} error.
+ *
+ * <p>Thread safety: thread-safe. The monitor guards the failure map and the counters; no retry
+ * runs under it. The retry thread is started on the first failure and ends when the state clears.
+ */
+public final class DiskSpace implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DiskSpace.class);
+  static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+  /** Redoes one piece of failed work; throws when it still fails. */
+  @FunctionalInterface
+  public interface Retry {
+    void run() throws IOException;
+  }
+
+  /** One failed piece of work: where it ran out of space, since when, and how to retry it. */
+  private record Failure(String source, Path directory, IOException cause, long sinceMillis, Retry retry) {}
+
+  /**
+   * What {@code INFO persistence} shows: whether writes are refused for lack of space, the last
+   * such error and when it began (epoch millis, 0: never), and the resumes so far.
+   */
+  public record Status(boolean full, String lastError, long fullSinceMillis, long resumes, long lastResumeMillis) {}
+
+  @GuardedBy("this")
+  private final Map<String, Failure> failures = new LinkedHashMap<>();
+  /** The first of {@link #failures}, or null: the writers' check reads only this. */
+  private volatile Failure first;
+  @GuardedBy("this")
+  private String lastError = "";
+  @GuardedBy("this")
+  private long resumes;
+  @GuardedBy("this")
+  private long lastResumeMillis;
+  @GuardedBy("this")
+  private Thread retrier;
+  private volatile boolean closed;
+
+  /**
+   * Records that {@code source} (one name per piece of work, e.g. {@code wal}, {@code checkpoint},
+   * {@code table db.t}) failed with {@code cause}, an ENOSPC failure in {@code directory}. Writes are
+   * refused from now on until {@code retry} succeeds. A source already failing keeps its first
+   * failure's time.
+   */
+  public void enter(String source, Path directory, IOException cause, Retry retry) {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      Failure f = failures.get(source);
+      long since = f != null ? f.sinceMillis() : first != null ? first.sinceMillis() : System.currentTimeMillis();
+      failures.put(source, new Failure(source, directory, cause, since, retry));
+      lastError = source + ": " + StorageIOException.describeCause(cause);
+      if (first == null) {
+        first = failures.values().iterator().next();
+        LOG.error("disk full in {} ({}): writes are refused until space is freed; reads go on",
+            directory, lastError);
+      }
+      if (retrier == null) {
+        retrier = new Thread(this::retryLoop, "kvstore-space-retry");
+        retrier.setDaemon(true);
+        retrier.start();
+      }
+    }
+  }
+
+  /** Throws {@link NoSpaceException} while some work failed for lack of space. */
+  public void checkWritable() {
+    Failure f = first;
+    if (f != null) {
+      throw error(f);
+    }
+  }
+
+  /** Whether writes are refused for lack of space now. */
+  public boolean full() {
+    return first != null;
+  }
+
+  /** The refusal a writer gets for {@code source}'s failure (when it was that writer's own). */
+  public NoSpaceException errorFor(String source, Path directory, IOException cause) {
+    return new NoSpaceException(directory, source + ": " + StorageIOException.describeCause(cause), cause);
+  }
+
+  private static NoSpaceException error(Failure f) {
+    return new NoSpaceException(f.directory(), f.source() + ": " + StorageIOException.describeCause(f.cause()), f.cause());
+  }
+
+  public synchronized Status status() {
+    Failure f = first;
+    return new Status(f != null, lastError, f != null ? f.sinceMillis() : 0, resumes, lastResumeMillis);
+  }
+
+  private void retryLoop() {
+    long backoff = FIRST_BACKOFF.toNanos();
+    for (;;) {
+      LockSupport.parkNanos(backoff);
+      Map<String, Failure> now;
+      synchronized (this) {
+        if (closed || failures.isEmpty()) {
+          retrier = null;
+          return;
+        }
+        now = new LinkedHashMap<>(failures);
+      }
+      for (Failure f : now.values()) {
+        if (closed) {
+          break;
+        }
+        try {
+          f.retry().run();
+          clear(f);
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("retry of {} after a full disk failed: {}", f.source(), e.toString());
+        }
+      }
+      synchronized (this) {
+        if (closed || failures.isEmpty()) {
+          retrier = null; // the next failure starts over from the first back-off
+          return;
+        }
+      }
+      backoff = Math.min(backoff * 2, MAX_BACKOFF.toNanos());
+    }
+  }
+
+  /** Clears {@code f} unless its source failed again meanwhile; logs the resume when it was the last. */
+  private synchronized void clear(Failure f) {
+    if (failures.get(f.source()) != f) {
+      return; // failed again while being retried: keep it
+    }
+    failures.remove(f.source());
+    if (failures.isEmpty()) {
+      long now = System.currentTimeMillis();
+      LOG.info("disk space available again in {}: writes resume after {} ms without them",
+          f.directory(), now - first.sinceMillis());
+      first = null;
+      resumes++;
+      lastResumeMillis = now;
+    } else {
+      first = failures.values().iterator().next();
+    }
+  }
+
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (this) {
+      closed = true;
+      t = retrier;
+    }
+    if (t != null) {
+      LockSupport.unpark(t);
+      try {
+        t.join(30_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
