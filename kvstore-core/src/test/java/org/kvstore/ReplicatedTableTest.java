@@ -124,4 +124,48 @@ class ReplicatedTableTest {
       assertThat(t.persistedLsn()).isEqualTo(3);
     }
   }
+
+  @Test
+  void reopen_afterTornLogTail_isNotBlockedByAReplicatedTableAheadOfTheLog() throws Exception {
+    org.kvstore.io.FaultInjectingFileSystem fs = new org.kvstore.io.FaultInjectingFileSystem();
+    StoreOptions options = StoreOptions.builder().fileSystem(fs).checkpointInterval(Duration.ZERO).build();
+    KVStore store = KVStore.open(dir, options);
+    store.createDB("db");
+    store.createTable("db", "plain", SnapshotTestEngine.NAME, new Properties());
+    ReplicatedTable t = create(store, "r");
+    t.apply(1000, List.of(Mutation.put(b("a"), b("1"))));
+    t.checkpoint(); // persisted at Raft index 1000, far above the store's own LSNs
+    store.put("db", "plain", b("k"), b("v"));
+    fs.crashAfter(0);
+    try {
+      store.close();
+    } catch (KVStoreException expected) {
+      // the crash: nothing more reaches the disk
+    }
+    fs.heal();
+    Path segment;
+    try (Stream<Path> wal = Files.list(dir.resolve("wal"))) {
+      segment = wal.sorted().reduce((a, c) -> c).orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(segment);
+    Files.write(segment, java.util.Arrays.copyOf(bytes, bytes.length - 5)); // a torn last record
+    try (KVStore again = open()) {
+      assertThat(again.replicatedTable("db", "r").persistedLsn()).isEqualTo(1000);
+      assertThat(again.get("db", "r", b("a"))).isEqualTo(b("1"));
+    }
+  }
+
+  @Test
+  void expireNow_leavesReplicatedTablesToTheirLog() {
+    org.kvstore.testkit.FakeClock clock = new org.kvstore.testkit.FakeClock(1_000_000L);
+    try (KVStore store = KVStore.open(dir, StoreOptions.builder().clock(clock)
+        .checkpointInterval(Duration.ZERO).build())) {
+      ReplicatedTable t = create(store, "t");
+      t.apply(1, List.of(Mutation.put(b("a"), b("1"), 1_000_500L)));
+      clock.set(2_000_000L);
+      assertThat(store.expireNow()).isZero();
+      assertThat(t.table().get(b("a"))).as("expired: hidden from reads").isNull();
+      assertThat(t.appliedLsn()).isEqualTo(1);
+    }
+  }
 }
