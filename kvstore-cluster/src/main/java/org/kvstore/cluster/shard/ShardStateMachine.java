@@ -66,6 +66,7 @@ public final class ShardStateMachine extends BaseStateMachine {
   private final Map<String, ReplicatedTable> tables;
   private final AtomicLong entriesApplied = new AtomicLong();
   private final AtomicLong tableAppliesSkipped = new AtomicLong();
+  private final AtomicLong firstIndexApplied = new AtomicLong(-1);
   private volatile Path stateDir;
   private volatile Path logDir;
   private volatile SnapshotInfo latestSnapshot;
@@ -159,6 +160,7 @@ public final class ShardStateMachine extends BaseStateMachine {
   }
 
   private void advance(long term, long index, Map<String, List<Mutation>> byTable) {
+    firstIndexApplied.compareAndSet(-1, index);
     for (Map.Entry<String, ReplicatedTable> t : tables.entrySet()) {
       ReplicatedTable table = t.getValue();
       if (table.persistedLsn() >= index) {
@@ -221,6 +223,14 @@ public final class ShardStateMachine extends BaseStateMachine {
   /** Table applies skipped since start because the table's persisted state already had the entry. */
   public long tableAppliesSkipped() {
     return tableAppliesSkipped.get();
+  }
+
+  /**
+   * The first log index applied since start (-1: none yet): the index after the snapshot stamp, or
+   * the log's first index when there is no stamp.
+   */
+  public long firstIndexApplied() {
+    return firstIndexApplied.get();
   }
 
   /** The last applied (term, index). */
