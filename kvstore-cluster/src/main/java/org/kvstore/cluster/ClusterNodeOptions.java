@@ -43,6 +43,9 @@ public record ClusterNodeOptions(
     if (!peers.containsKey(nodeId)) {
       throw new IllegalArgumentException("peers " + peers.keySet() + " do not include this node " + nodeId);
     }
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("requestTimeout must be positive, was " + requestTimeout);
+    }
     if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero()
         || electionTimeoutMax.compareTo(electionTimeoutMin) <= 0) {
       throw new IllegalArgumentException("electionTimeoutMax (" + electionTimeoutMax
