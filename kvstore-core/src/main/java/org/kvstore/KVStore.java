@@ -174,6 +174,22 @@ public final class KVStore implements AutoCloseable {
     return catalog.table(db, table);
   }
 
+  /**
+   * The write side of a table created with the property {@code replicated=true}, whose writes come
+   * from a replication log ({@link ReplicatedTable}).
+   *
+   * @throws InvalidArgumentException if the table is not replicated
+   */
+  public ReplicatedTable replicatedTable(String db, String table) {
+    checkOpen();
+    org.kvstore.internal.StoreTable t = catalog.table(db, table);
+    if (!t.replicated()) {
+      throw new InvalidArgumentException("table", t.qualifiedName()
+          + " is not replicated (create it with the table property replicated=true)");
+    }
+    return t;
+  }
+
   // ---- data ----
 
   public void put(String db, String table, byte[] key, byte[] value) {

@@ -49,9 +49,18 @@ class ModuleDependencyRulesTest {
   }
 
   @Test
+  void cluster_usesOnlyTheApiTheSpiAndTheCodec() throws IOException {
+    List<String> offenders = new ArrayList<>();
+    for (String module : SourceTree.modules("kvstore-cluster")) {
+      scan(module, Pattern.compile("^import (static )?org\\.kvstore\\.(internal|wal|catalog|io|engine)\\."), offenders);
+    }
+    assertThat(offenders).isEmpty();
+  }
+
+  @Test
   void nothingBelowTheServer_importsTheServerOrTheBenchmarks() throws IOException {
     List<String> offenders = new ArrayList<>();
-    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm")) {
+    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-cluster")) {
       scan(module, UPPER_MODULES, offenders);
     }
     assertThat(offenders).isEmpty();
@@ -62,7 +71,7 @@ class ModuleDependencyRulesTest {
     Path root = SourceTree.root();
     List<String> offenders = new ArrayList<>();
     int packages = 0;
-    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-server", "kvstore-bench")) {
+    for (String module : SourceTree.modules("kvstore-core", "kvstore-bplus", "kvstore-lsm", "kvstore-server", "kvstore-bench", "kvstore-cluster")) {
       Path src = root.resolve(module).resolve("src");
       assertThat(src).as("sources of %s", module).isDirectory();
       try (Stream<Path> dirs = Files.walk(src)) {

@@ -141,6 +141,9 @@ public final class ActiveExpiry implements AutoCloseable {
    */
   @GuardedBy("this")
   private double pass(StoreTable t, long deadline) {
+    if (t.replicated()) {
+      return 0; // its removals must come through its replication log
+    }
     Progress p = progress.computeIfAbsent(t, k -> new Progress());
     long now = clock.millis();
     if (!p.inRound) {

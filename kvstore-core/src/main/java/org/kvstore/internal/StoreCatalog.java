@@ -52,6 +52,9 @@ public final class StoreCatalog {
   private final StoreOptions options;
   private final WritePipeline pipeline;
   private final PropertySpec<Durability> durabilitySpec;
+  private final PropertySpec<Boolean> replicatedSpec =
+      PropertySpec.ofBoolean("replicated", false,
+          "written only through a replication log (org.kvstore.ReplicatedTable), never logged here");
 
   private final ReentrantLock ddlLock = new ReentrantLock();
   @GuardedBy("ddlLock")
@@ -107,6 +110,7 @@ public final class StoreCatalog {
     List<PropertySpec<?>> specs = new ArrayList<>();
     if (engine.durable()) {
       specs.add(durabilitySpec);
+      specs.add(replicatedSpec);
     }
     specs.addAll(engine.properties());
     return specs;
@@ -123,21 +127,35 @@ public final class StoreCatalog {
     TableProperties props = TableProperties.parse(engine.name(), specs, t.properties());
     Path dir = tableDir(t.id());
     fs.createDirectories(dir);
-    EngineTable[] opened = new EngineTable[1];
+    boolean replicated = engine.durable() && props.get(replicatedSpec);
+    // A replicated table's persisted LSN is an index of its own replication log, not a store LSN.
+    StoreTable[] opened = new StoreTable[1];
+    EngineTable[] openedEngine = new EngineTable[1];
+    java.util.function.LongSupplier appliedLsn =
+        replicated ? () -> opened[0].replicatedAppliedLsn() : pipeline::persistableLsn;
     String source = "table " + t.qualifiedName();
     SpaceListener onNoSpace = cause -> pipeline.space().enter(source, dir, cause, () -> {
-      if (opened[0] != null) {
-        opened[0].retryAfterNoSpace();
+      if (openedEngine[0] != null) {
+        openedEngine[0].retryAfterNoSpace();
       }
     });
     EngineTable et =
-        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), pipeline::persistableLsn,
+        engine.open(new EngineContext(dir, fs, props, t.qualifiedName(), appliedLsn,
             options.blockCacheBytes(), options.writeBufferBytes(), options.clock(), onNoSpace));
-    opened[0] = et;
+    openedEngine[0] = et;
     Durability durability = engine.durable() ? props.get(durabilitySpec) : null;
-    return new StoreTable(
-        t, et, engine.durable(), durability, props.effective(specs), dir, pipeline,
-        new StoreTable.Limits(options.maxKeyBytes(), options.maxValueBytes()), options.clock());
+    Map<String, String> effective = props.effective(specs);
+    if (!replicated) {
+      effective.remove(replicatedSpec.name()); // shown only where it is set
+    }
+    opened[0] = new StoreTable(
+        t, et, engine.durable(), durability, effective, dir, pipeline,
+        new StoreTable.Limits(options.maxKeyBytes(), options.maxValueBytes()), options.clock(),
+        replicated);
+    if (replicated) {
+      opened[0].startReplicated();
+    }
+    return opened[0];
   }
 
   private Path tableDir(long id) {

@@ -41,7 +41,7 @@ public final class StoreRecovery {
     long maxPersisted = 0;
     StoreTable aheadTable = null;
     for (StoreTable t : catalog.tables()) {
-      if (t.durable()) {
+      if (t.durable() && !t.replicated()) { // a replicated table's log is outside the store
         byId.put(t.id(), t);
         if (t.engine().persistedLsn() > maxPersisted) {
           maxPersisted = t.engine().persistedLsn();

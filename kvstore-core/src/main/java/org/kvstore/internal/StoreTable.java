@@ -20,6 +20,7 @@ import org.kvstore.Entry;
 import org.kvstore.Precondition;
 import org.kvstore.PreconditionFailedException;
 import org.kvstore.PutOptions;
+import org.kvstore.ReplicatedTable;
 import org.kvstore.WriteResult;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStoreException;
@@ -43,7 +44,7 @@ import org.kvstore.spi.Mutation;
  * operation.
  * Open cursors are tracked and invalidated on close rather than waited for.
  */
-public final class StoreTable implements Table {
+public final class StoreTable implements Table, ReplicatedTable {
   private final TableDescriptor descriptor;
   private final EngineTable engine;
   private final boolean durable;
@@ -63,6 +64,10 @@ public final class StoreTable implements Table {
   private final Set<TableCursor> cursors = ConcurrentHashMap.newKeySet();
   /** The highest LSN logged for this table (set under the pipeline's order lock). */
   private volatile long loggedLsn;
+  /** Whether the table's writes come from a replication log ({@link ReplicatedTable}). */
+  private final boolean replicated;
+  /** A replicated table's highest applied index (written by the one {@link #apply} caller). */
+  private volatile long replicatedApplied;
 
   /** Key and value size limits of the store. */
   record Limits(int maxKeyBytes, int maxValueBytes) {}
@@ -76,8 +81,10 @@ public final class StoreTable implements Table {
       Path directory,
       WritePipeline pipeline,
       Limits limits,
-      Clock clock) {
+      Clock clock,
+      boolean replicated) {
     this.descriptor = descriptor;
+    this.replicated = replicated;
     this.engine = engine;
     this.durable = durable;
     this.durability = durability;
@@ -120,6 +127,9 @@ public final class StoreTable implements Table {
    * for the table is persisted. A table without recent writes thus never pins old log segments.
    */
   long logNeededAbove(long watermark) {
+    if (replicated) {
+      return watermark; // its log is outside the store
+    }
     long persisted = engine.persistedLsn();
     return loggedLsn <= persisted ? Math.max(persisted, watermark) : persisted;
   }
@@ -158,6 +168,10 @@ public final class StoreTable implements Table {
    * the write's version (its LSN), or 0 when nothing was written.
    */
   private long writeLocked(int[] stripes, List<Mutation> mutations, ReadStep readFirst) {
+    if (replicated) {
+      throw new InvalidArgumentException("table", qualifiedName()
+          + " is replicated: it is written only through its replication log (ReplicatedTable.apply)");
+    }
     enter();
     try {
       WritePipeline.PendingWrite pending;
@@ -596,6 +610,80 @@ public final class StoreTable implements Table {
           effectiveProperties, durability, s.entryEstimate(), s.bytesOnDisk(), directory, s.details());
     } catch (IOException e) {
       throw io("stats", e);
+    } finally {
+      exit();
+    }
+  }
+
+  // ---- replicated tables ----
+
+  /** Whether the table's writes come from a replication log (the table property {@code replicated}). */
+  public boolean replicated() {
+    return replicated;
+  }
+
+  /** Starts a replicated table's applied index at its persisted state (after the engine opened). */
+  void startReplicated() {
+    replicatedApplied = engine.persistedLsn();
+  }
+
+  /** The apply watermark a replicated table's engine records with the state it persists. */
+  long replicatedAppliedLsn() {
+    return replicatedApplied;
+  }
+
+  @Override
+  public Table table() {
+    return this;
+  }
+
+  @Override
+  public void apply(long lsn, List<Mutation> mutations) {
+    if (mutations == null) {
+      throw new InvalidArgumentException("mutations", "must not be null");
+    }
+    long applied = replicatedApplied;
+    if (lsn <= applied) {
+      throw new InvalidArgumentException("lsn", "index " + lsn + " is not above the applied index "
+          + applied + " of table " + qualifiedName());
+    }
+    for (Mutation m : mutations) {
+      checkKey(m.key());
+      if (!m.isRemove()) {
+        checkValue(m.key(), m.value());
+      }
+    }
+    enter();
+    try {
+      if (!mutations.isEmpty()) {
+        noteExpiring(mutations);
+        WritePipeline.applyTo(this, mutations, lsn);
+      }
+      replicatedApplied = lsn;
+    } catch (IOException e) {
+      throw io("apply at index " + lsn, e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public long appliedLsn() {
+    return replicatedApplied;
+  }
+
+  @Override
+  public long persistedLsn() {
+    return engine.persistedLsn();
+  }
+
+  @Override
+  public long checkpoint() {
+    enter();
+    try {
+      return engine.flush();
+    } catch (IOException e) {
+      throw io("flush", e);
     } finally {
       exit();
     }

@@ -1,0 +1,290 @@
+package org.kvstore.cluster;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.kvstore.Entry;
+import org.kvstore.InvalidArgumentException;
+import org.kvstore.cluster.codec.ShardEntry;
+import org.kvstore.cluster.codec.ShardEntryFormat;
+import org.kvstore.cluster.codec.ShardQuery;
+import org.kvstore.cluster.codec.TableEffects;
+import org.kvstore.cluster.shard.KeyLatches;
+import org.kvstore.spi.Mutation;
+
+/**
+ * One node's handle on its replica of a shard: writes through Raft, linearizable reads.
+ *
+ * <ul>
+ *   <li><b>Writes</b> run only on the shard's leader (elsewhere {@link NotLeaderException} names the
+ *       leader, as a Redis Cluster node answers {@code -MOVED}). The leader latches the keys, builds
+ *       the effects (for a read-modify-write from a linearizable read of the keys), proposes one
+ *       entry in process and returns once a majority has it durably and the leader applied it; the
+ *       latches are released only then.
+ *   <li><b>Reads</b> ({@link #get}, {@link #getEntry}) work on every replica: a Ratis
+ *       {@code LINEARIZABLE} read (ReadIndex, with the leader lease) waits until every entry
+ *       committed before the read started is applied on this replica, then reads its table.
+ * </ul>
+ *
+ * <p>Thread safety: thread-safe. Calls block until Raft answers or the request timeout passes.
+ */
+public final class Shard {
+  private final ShardSpec spec;
+  private final String nodeId;
+  private final RaftServer server;
+  private final RaftPeerId peerId;
+  private final RaftGroupId groupId;
+  private final long timeoutMillis;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final KeyLatches latches = new KeyLatches();
+  private static final long RETRY_MILLIS = 50;
+
+  Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, long timeoutMillis) {
+    this.spec = spec;
+    this.nodeId = nodeId;
+    this.server = server;
+    this.peerId = RaftPeerId.valueOf(nodeId);
+    this.groupId = groupId;
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  public ShardSpec spec() {
+    return spec;
+  }
+
+  // ---- writes ----
+
+  /** Puts {@code value} under {@code key} without expiry. */
+  public void put(String table, byte[] key, byte[] value) {
+    write(table, List.of(Mutation.put(key.clone(), value.clone())));
+  }
+
+  /** Puts {@code value} under {@code key}, expiring at {@code expiresAt} (ms since the epoch). */
+  public void put(String table, byte[] key, byte[] value, long expiresAt) {
+    write(table, List.of(Mutation.put(key.clone(), value.clone(), expiresAt)));
+  }
+
+  /** Removes {@code key} (a no-op entry when absent). */
+  public void remove(String table, byte[] key) {
+    write(table, List.of(Mutation.remove(key.clone())));
+  }
+
+  /** Writes blind effects on one table as one entry. */
+  public void write(String table, List<Mutation> mutations) {
+    checkTable(table);
+    List<byte[]> keys = new ArrayList<>(mutations.size());
+    for (Mutation m : mutations) {
+      keys.add(m.key());
+    }
+    int[] stripes = KeyLatches.stripesOf(table, keys);
+    checkLeader();
+    latches.lock(stripes);
+    try {
+      propose(ShardEntry.of(table, mutations));
+    } finally {
+      latches.unlock(stripes);
+    }
+  }
+
+  /**
+   * Atomic read-modify-write on the leader: reads the entries of {@code keys} (null for absent),
+   * passes them to {@code effects}, and writes the mutations it returns (empty or null: nothing), as
+   * one entry of effects. No other write of those keys through this leader runs in between, and
+   * the read sees every write committed before it.
+   *
+   * @throws InvalidArgumentException if the effects touch a key not among {@code keys}
+   */
+  public void update(String table, List<byte[]> keys, Function<Entry[], List<Mutation>> effects) {
+    checkTable(table);
+    int[] stripes = KeyLatches.stripesOf(table, keys);
+    checkLeader();
+    latches.lock(stripes);
+    try {
+      Entry[] current = new Entry[keys.size()];
+      for (int i = 0; i < current.length; i++) {
+        current[i] = getEntry(table, keys.get(i));
+      }
+      List<Mutation> out = effects.apply(current);
+      if (out == null || out.isEmpty()) {
+        return;
+      }
+      for (Mutation m : out) {
+        if (keys.stream().noneMatch(k -> java.util.Arrays.equals(k, m.key()))) {
+          throw new InvalidArgumentException("effects", "write a key that was not read");
+        }
+      }
+      propose(ShardEntry.of(table, out));
+    } finally {
+      latches.unlock(stripes);
+    }
+  }
+
+  /**
+   * Redis' {@code APPEND}: appends {@code suffix} to the value of {@code key} (an absent key counts
+   * as empty), keeping its expiry; returns the new length. Evaluated on the leader and logged as a
+   * put of the result, so replaying the entry cannot append twice.
+   */
+  public int append(String table, byte[] key, byte[] suffix) {
+    int[] length = new int[1];
+    byte[] k = key.clone();
+    update(table, List.of(k), current -> {
+      byte[] before = current[0] == null ? new byte[0] : current[0].value();
+      byte[] after = java.util.Arrays.copyOf(before, before.length + suffix.length);
+      System.arraycopy(suffix, 0, after, before.length, suffix.length);
+      length[0] = after.length;
+      long expiresAt = current[0] == null ? Entry.NO_EXPIRY : current[0].expiresAt();
+      return List.of(Mutation.put(k, after, expiresAt));
+    });
+    return length[0];
+  }
+
+  // ---- reads ----
+
+  /** The value of {@code key}, or {@code null}; linearizable. */
+  public byte[] get(String table, byte[] key) {
+    Entry e = getEntry(table, key);
+    return e == null ? null : e.value();
+  }
+
+  /** The entry of {@code key} with its version (the Raft index that wrote it) and expiry; linearizable. */
+  public Entry getEntry(String table, byte[] key) {
+    checkTable(table);
+    RaftClientReply reply = send(RaftClientRequest.readRequestType(),
+        ShardQuery.get(table, key).encode());
+    return ShardQuery.decodeEntry(reply.getMessage().getContent().toByteArray());
+  }
+
+  /**
+   * A read barrier: returns once every entry committed before the call is applied on this replica,
+   * after which the tables may be read directly (SCALEOUT.md §5).
+   */
+  public void readBarrier() {
+    send(RaftClientRequest.readRequestType(), ShardQuery.barrier().encode());
+  }
+
+  // ---- state ----
+
+  /**
+   * Whether this node currently leads the shard and is ready to serve: it has committed an entry of
+   * its term, so its state has every entry committed before it took over.
+   */
+  public boolean isLeader() {
+    org.apache.ratis.server.DivisionInfo info = division().getInfo();
+    return info.isLeader() && info.isLeaderReady();
+  }
+
+  /** The leader's node id as this node knows it, or {@code null}. */
+  public String leaderId() {
+    RaftPeerId id = division().getInfo().getLeaderId();
+    return id == null ? null : id.toString();
+  }
+
+  /** This replica's current Raft term. */
+  public long term() {
+    return division().getInfo().getCurrentTerm();
+  }
+
+  /** This replica's last applied Raft index. */
+  public long appliedIndex() {
+    return division().getInfo().getLastAppliedIndex();
+  }
+
+  private void checkLeader() {
+    if (!isLeader()) {
+      throw new NotLeaderException(spec.name(), nodeId, leaderId());
+    }
+  }
+
+  private void checkTable(String table) {
+    if (!spec.tables().contains(table)) {
+      throw new InvalidArgumentException("table", "shard " + spec.name() + " has no table " + table
+          + " (tables: " + spec.tables() + ")");
+    }
+  }
+
+  private void propose(ShardEntry entry) {
+    for (TableEffects t : entry.tables()) {
+      checkTable(t.table());
+    }
+    send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry));
+  }
+
+  private RaftServer.Division division() {
+    try {
+      return server.getDivision(groupId);
+    } catch (IOException e) {
+      throw new ClusterException("node " + nodeId + " has no replica of shard " + spec.name(), e);
+    }
+  }
+
+  private RaftClientReply send(RaftClientRequest.Type type, byte[] payload) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    Message message = Message.valueOf(ByteString.copyFrom(payload));
+    while (true) {
+      RaftClientReply reply = sendOnce(type, message, deadline);
+      if (reply.isSuccess()) {
+        return reply;
+      }
+      RaftException e = reply.getException();
+      if (reply.getNotLeaderException() != null) {
+        RaftPeerId leader = reply.getNotLeaderException().getSuggestedLeader() == null ? null
+            : reply.getNotLeaderException().getSuggestedLeader().getId();
+        throw new NotLeaderException(spec.name(), nodeId, leader == null ? null : leader.toString());
+      }
+      // A new leader that has not committed its first entry, or a replica that knows no leader yet
+      // (an election): nothing was proposed, so wait a moment and ask again, within the timeout.
+      boolean electing = reply.getLeaderNotReadyException() != null || reply.getReadIndexException() != null
+          || reply.getReadException() != null;
+      if (!electing || System.nanoTime() > deadline) {
+        throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": " + e, e);
+      }
+      try {
+        Thread.sleep(RETRY_MILLIS);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new ClusterException("interrupted waiting for shard " + spec.name(), ie);
+      }
+    }
+  }
+
+  private RaftClientReply sendOnce(RaftClientRequest.Type type, Message message, long deadline) {
+    long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+    RaftClientRequest request = RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(peerId)
+        .setGroupId(groupId)
+        .setCallId(callIds.incrementAndGet())
+        .setMessage(message)
+        .setType(type)
+        .setTimeoutMs(left)
+        .build();
+    try {
+      return server.submitClientRequestAsync(request).get(left, TimeUnit.MILLISECONDS);
+    } catch (IOException e) {
+      throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": request failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClusterException("interrupted waiting for shard " + spec.name(), e);
+    } catch (ExecutionException e) {
+      throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": request failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": no answer within "
+          + timeoutMillis + " ms (a write may still commit)", e);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package org.kvstore.cluster;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.kvstore.KVStoreException;
+import org.kvstore.StoreOptions;
+
+/**
+ * Three cluster nodes in this JVM, on free loopback ports, each with its own data directory, for
+ * tests: start, stop and restart nodes, find the leader. Timeouts are short but leave room for a
+ * busy 2-core machine. Thread safety: confined to the test thread.
+ */
+final class TestCluster implements AutoCloseable {
+  static final String TABLE = "0";
+  static final ShardSpec SHARD = new ShardSpec("s0", List.of(TABLE, "meta"), "lsm");
+  static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final Path root;
+  private final Map<String, String> peers = new LinkedHashMap<>();
+  private final Map<String, ClusterNode> nodes = new LinkedHashMap<>();
+  private final Map<String, StoreOptions> storeOptions = new LinkedHashMap<>();
+
+  TestCluster(Path root) throws IOException {
+    this.root = root;
+    for (int i = 1; i <= 3; i++) {
+      peers.put("n" + i, "127.0.0.1:" + freePort());
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  List<String> ids() {
+    return List.copyOf(peers.keySet());
+  }
+
+  /** Uses {@code options} for {@code id}'s store from its next start on. */
+  void storeOptions(String id, StoreOptions options) {
+    storeOptions.put(id, options);
+  }
+
+  ClusterNode start(String id) {
+    ClusterNodeOptions o = ClusterNodeOptions.of(id, root.resolve(id), peers, SHARD)
+        .withTimeouts(Duration.ofMillis(600), Duration.ofMillis(1200), Duration.ofSeconds(10))
+        .withStoreOptions(storeOptions.getOrDefault(id, StoreOptions.defaults()));
+    ClusterNode n = ClusterNode.start(o);
+    nodes.put(id, n);
+    return n;
+  }
+
+  void startAll() {
+    for (String id : peers.keySet()) {
+      start(id);
+    }
+  }
+
+  ClusterNode node(String id) {
+    return nodes.get(id);
+  }
+
+  /** Stops {@code id} (Raft server, then the store, which checkpoints unless its disk "crashed"). */
+  void stop(String id) {
+    ClusterNode n = nodes.remove(id);
+    try {
+      n.close();
+    } catch (KVStoreException e) {
+      // a node whose file system was made to fail cannot checkpoint: that is the crash being simulated
+    }
+  }
+
+  void stopAll() {
+    for (String id : List.copyOf(nodes.keySet())) {
+      stop(id);
+    }
+  }
+
+  /** The running node that leads, waiting up to {@link #WAIT} for one all running nodes agree on. */
+  ClusterNode awaitLeader() throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (ClusterNode n : nodes.values()) {
+        if (n.shard().isLeader()) {
+          return n;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no leader within " + WAIT + " among " + nodes.keySet());
+  }
+
+  /** Waits until every running node has applied at least {@code index}. */
+  void awaitApplied(long index) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    for (ClusterNode n : nodes.values()) {
+      while (n.shard().appliedIndex() < index) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(n.nodeId() + " applied only " + n.shard().appliedIndex() + " < " + index);
+        }
+        Thread.sleep(20);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    stopAll();
+  }
+}
