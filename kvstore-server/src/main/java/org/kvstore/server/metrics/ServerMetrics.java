@@ -1,5 +1,6 @@
 package org.kvstore.server.metrics;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -8,13 +9,15 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocatorMetric;
 import org.kvstore.KVStore;
 
 /**
  * The one metrics registry of the server process, exposed at {@code GET /metrics} in the
  * Prometheus text format (exposition 0.0.4). Micrometer's Prometheus registry supplies the JVM
  * series (memory, GC pauses, threads, class loading, CPU, uptime and
- * {@code process_start_time_seconds}); the server's own series are collectors that read the
+ * {@code process_start_time_seconds}) and {@code netty_direct_memory_used_bytes}; the server's own series are collectors that read the
  * counters the front ends and the store already keep, when scraped, so no request pays for a
  * registry lookup ({@link RequestCollector}, {@link StoreCollector}, {@link DurabilityCollector}).
  *
@@ -37,6 +40,12 @@ public final class ServerMetrics implements AutoCloseable {
     new ClassLoaderMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
+    // The connections' buffers come from Netty's default pooled allocator; its arenas keep chunks
+    // after the buffers are released, so this is what a leak or an unbounded reply would grow.
+    Gauge.builder("netty.direct.memory.used", PooledByteBufAllocator.DEFAULT.metric(),
+            PooledByteBufAllocatorMetric::usedDirectMemory)
+        .baseUnit("bytes").description("Direct memory held by the arenas of Netty's pooled allocator")
+        .register(registry);
     registry.getPrometheusRegistry().register(requests);
     registry.getPrometheusRegistry().register(new StoreCollector(store));
     registry.getPrometheusRegistry().register(new DurabilityCollector(store));

@@ -1,0 +1,170 @@
+package org.kvstore.server.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.DoubleUnaryOperator;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The soak rules on made-up series, so that the check itself is seen to work: a flat series with
+ * noise passes, a steady growth of the same size as the noise fails, and so do a descriptor leak, a
+ * thread leak, a log that is never trimmed, a p99 that triples and a failed request.
+ */
+class SoakAnalysisTest {
+  private static final double RUN_SECONDS = 1800;
+  private static final long MIB = 1 << 20;
+  private static final SoakAnalysis.Targets TARGETS = SoakAnalysis.Targets.t13(32 * MIB);
+
+  /** A 30-minute run sampled every 10 s, every metric flat with a few percent of noise. */
+  private static List<SoakSample> flat(long seed) {
+    return series(seed, t -> 1.0, t -> 0, t -> 0, 0, 1.0);
+  }
+
+  /**
+   * {@code heapGrowth} scales heap and RSS at time t; fd and thread drift are added; the log is
+   * {@code walMib} MiB plus noise; {@code lastFifthLatency} scales the latencies of the last fifth.
+   */
+  private static List<SoakSample> series(long seed, DoubleUnaryOperator heapGrowth, DoubleUnaryOperator fdDrift,
+      DoubleUnaryOperator threadDrift, long errorsAtTheEnd, double lastFifthLatency) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    List<SoakSample> samples = new ArrayList<>();
+    for (int i = 1; i <= RUN_SECONDS / 10; i++) {
+      double t = i * 10.0;
+      double growth = heapGrowth.applyAsDouble(t);
+      long heap = (long) (200 * MIB * growth * (1 + rnd.nextDouble(-0.04, 0.04)));
+      long rss = (long) (700 * MIB * growth * (1 + rnd.nextDouble(-0.02, 0.02)));
+      int fds = 120 + rnd.nextInt(-3, 4) + (int) fdDrift.applyAsDouble(t);
+      int threads = 300 + rnd.nextInt(-1, 2) + (int) threadDrift.applyAsDouble(t);
+      long wal = (long) (rnd.nextDouble(5, 40) * MIB);
+      Histogram latency = new Histogram(3);
+      double scale = t > RUN_SECONDS * 4 / 5 ? lastFifthLatency : 1.0;
+      for (int r = 0; r < 5000; r++) {
+        // mostly about 200 µs, with a 3 % tail near 2 ms
+        long micros = r % 33 == 0 ? 1500 + rnd.nextInt(1000) : 150 + rnd.nextInt(100);
+        latency.recordValue((long) (micros * scale));
+      }
+      long errors = i == RUN_SECONDS / 10 ? errorsAtTheEnd : 0;
+      samples.add(new SoakSample(t, 10, heap, 40, rss, 16 * MIB, 8 * MIB, fds, threads, 300 * MIB, wal, MIB, 32 * MIB,
+          1.3, errors, latency));
+    }
+    return samples;
+  }
+
+  @Test
+  void analyse_flatNoisySeries_passes() {
+    for (long seed = 1; seed <= 20; seed++) {
+      SoakAnalysis.Result r = SoakAnalysis.analyse(flat(seed), RUN_SECONDS, TARGETS);
+      assertThat(r.failures()).as("seed %d", seed).isEmpty();
+      assertThat(r.trends()).hasSize(14);
+    }
+  }
+
+  @Test
+  void analyse_heapAndRssGrowingTenPercentPer10Minutes_fails() {
+    // Within the noise from one sample to the next (2 % per minute against ±4 %), but steady.
+    List<SoakSample> growing = series(7, t -> 1 + t / 6000, t -> 0, t -> 0, 0, 1.0);
+    SoakAnalysis.Result r = SoakAnalysis.analyse(growing, RUN_SECONDS, TARGETS);
+    assertThat(r.passed()).isFalse();
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name)
+        .containsExactlyInAnyOrder("heap after GC slope", "RSS slope");
+    assertThat(r.trends().get(0).slopePercentPer10Min()).isBetween(5.0, 12.0);
+  }
+
+  /** 5 minutes at 49 MiB ± 0.3, with the block cache's dips (4 to 8 MiB, a few samples) in the first half. */
+  private static List<SoakSample> fiveMinutesWithDips(double growthPer10Min) {
+    SplittableRandom rnd = new SplittableRandom(11);
+    List<SoakSample> samples = new ArrayList<>();
+    for (int i = 1; i <= 30; i++) {
+      double t = i * 10.0;
+      double mib = 49 * (1 + growthPer10Min * t / 600) + rnd.nextDouble(-0.3, 0.3);
+      if (i == 8 || i == 11 || i == 13 || i == 15) {
+        mib -= 4 + i % 5;
+      }
+      Histogram latency = new Histogram(3);
+      latency.recordValue(200);
+      samples.add(new SoakSample(t, 10, (long) (mib * MIB), 40, 700 * MIB, 0, 0, 100, 300, 0, 0, 0, 0, 1, 0,
+          latency));
+    }
+    return samples;
+  }
+
+  @Test
+  void slopePercentPer10Min_fewDeepDipsEarly_areDiscarded() {
+    // A plain least-squares line through these climbs by about 18 % per 10 minutes.
+    double slope = SoakAnalysis.slopePercentPer10Min(fiveMinutesWithDips(0).subList(6, 30),
+        SoakSample::heapAfterGcBytes);
+    assertThat(slope).isBetween(-1.5, 1.5);
+  }
+
+  @Test
+  void analyse_growthUnderTheDips_stillFails() {
+    SoakAnalysis.Result r = SoakAnalysis.analyse(fiveMinutesWithDips(0.08), 300, TARGETS);
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name).contains("heap after GC slope");
+  }
+
+  @Test
+  void analyse_slowGrowthUnderTheLimit_passes() {
+    List<SoakSample> slow = series(7, t -> 1 + t / 60000, t -> 0, t -> 0, 0, 1.0);
+    assertThat(SoakAnalysis.analyse(slow, RUN_SECONDS, TARGETS).failures()).isEmpty();
+  }
+
+  @Test
+  void analyse_descriptorAndThreadLeaks_fail() {
+    // one descriptor a minute and three threads every 10 minutes
+    List<SoakSample> leaking = series(3, t -> 1.0, t -> t / 60, t -> t / 200, 0, 1.0);
+    SoakAnalysis.Result r = SoakAnalysis.analyse(leaking, RUN_SECONDS, TARGETS);
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name)
+        .containsExactlyInAnyOrder("open file descriptors", "threads");
+  }
+
+  @Test
+  void analyse_p99TripledInTheLastFifth_fails() {
+    SoakAnalysis.Result r = SoakAnalysis.analyse(series(4, t -> 1.0, t -> 0, t -> 0, 0, 3.0), RUN_SECONDS, TARGETS);
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name).containsExactly("p99 latency");
+  }
+
+  @Test
+  void analyse_oneFailedRequest_fails() {
+    SoakAnalysis.Result r = SoakAnalysis.analyse(series(5, t -> 1.0, t -> 0, t -> 0, 1, 1.0), RUN_SECONDS, TARGETS);
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name).containsExactly("errors");
+  }
+
+  @Test
+  void analyse_logOverTwiceTheCheckpointTrigger_fails() {
+    List<SoakSample> samples = flat(6);
+    SoakSample s = samples.get(100);
+    samples.set(100, new SoakSample(s.elapsedSeconds(), 10, s.heapAfterGcBytes(), 0, s.rssBytes(), 0, 0,
+        s.openFds(), s.threads(), s.dataDirBytes(), 65 * MIB, MIB, 32 * MIB, 1.3, 0, s.latencyMicros()));
+    SoakAnalysis.Result r = SoakAnalysis.analyse(samples, RUN_SECONDS, TARGETS);
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name).containsExactly("log size");
+  }
+
+  @Test
+  void analyse_runTooShortForTheWarmUp_failsWithoutTrends() {
+    List<SoakSample> samples = flat(8).subList(0, 7); // 70 s, warm-up 60 s: one sample after it
+    SoakAnalysis.Result r = SoakAnalysis.analyse(samples, 70, TARGETS);
+    assertThat(r.failures()).extracting(SoakAnalysis.Check::name).containsExactly("samples");
+  }
+
+  @Test
+  void warmUpSeconds_isTheFirstFifthButAtLeastAMinute() {
+    assertThat(SoakAnalysis.warmUpSeconds(300)).isEqualTo(60);
+    assertThat(SoakAnalysis.warmUpSeconds(3600)).isEqualTo(720);
+  }
+
+  @Test
+  void slopePercentPer10Min_ofALine_isItsSlopeOverItsMean() {
+    List<SoakSample> line = new ArrayList<>();
+    for (int i = 0; i <= 60; i++) {
+      // 100 MiB at 300 s (the mean), growing 1 MiB a minute: 10 % per 10 minutes
+      long heap = (long) ((95 + i / 6.0) * MIB);
+      line.add(new SoakSample(i * 10.0, 10, heap, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, new Histogram(3)));
+    }
+    assertThat(SoakAnalysis.slopePercentPer10Min(line, SoakSample::heapAfterGcBytes)).isCloseTo(10.0,
+        org.assertj.core.data.Offset.offset(0.01));
+  }
+}
