@@ -307,8 +307,15 @@ class ThriftFuzzTest {
       byte[] body = msg.toByteArray();
       try (Socket s = new Socket("127.0.0.1", server.thriftPort())) {
         s.setSoTimeout(5_000);
-        s.getOutputStream().write(format.framed() ? frame(body) : body);
-        s.getOutputStream().flush();
+        try {
+          s.getOutputStream().write(format.framed() ? frame(body) : body);
+          s.getOutputStream().flush();
+        } catch (java.net.SocketException closedWhileWriting) {
+          // Unframed, the server walks the message as it arrives and closes at nesting level 65,
+          // often before the client has written the rest: that is the behaviour under test.
+          assertThat(closedWhileWriting.getMessage()).as(format.toString()).containsAnyOf("reset", "Broken pipe");
+          continue;
+        }
         assertClosed(s, format.toString());
       }
     }
