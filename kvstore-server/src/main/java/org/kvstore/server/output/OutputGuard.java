@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
@@ -15,16 +16,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts the reply bytes one connection holds and disconnects it when they go over its
+ * Watches the reply bytes one connection holds and disconnects it when they go over its
  * {@link OutputLimits}. It sits next to the socket in the channel's pipeline, so it sees every
- * encoded byte the protocol writes: a write adds its size, the write's completion (the bytes went to
- * the socket, or the channel closed) takes it off. That count is what Netty's
- * {@code ChannelOutboundBuffer} holds for the channel, plus what a command building a large reply has
- * reserved ({@link ReplyBudget}).
+ * encoded byte the protocol writes. What the connection holds is what Netty's
+ * {@code ChannelOutboundBuffer} holds for it (Netty keeps that count anyway, falling as the socket
+ * takes the bytes; it adds a few dozen bytes per queued message for its own entry) plus what a command building a large reply has reserved ({@link ReplyBudget}):
+ * a write costs a read of that count and a comparison, no promise, listener or shared counter.
  *
  * <pre>
  *  handler ──write──▶ OutputGuard ──▶ ChannelOutboundBuffer ──▶ socket
- *                      +size            (completion) −size
+ *                      held + size      (Netty's pending bytes)
  *                      over hard: drop the write, close
  *                      over soft: close if still over after soft-seconds
  *                      server total over its limit: OutputLimits.shed() closes the largest
@@ -35,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * which defaults to it, is what disconnects such a client; the hard limit stops a single reply
  * that is too large.
  *
- * <p>Thread safety: writes, completions and the soft-limit timer run on the channel's event loop;
- * {@link #tryReserve}, {@link #release} and {@link #disconnect} may be called from any thread. The
- * byte count is guarded by {@code this}.
+ * <p>Thread safety: writes and the soft-limit timer run on the channel's event loop;
+ * {@link #tryReserve}, {@link #release}, {@link #buffered} and {@link #disconnect} may be called from
+ * any thread. The reserved count is guarded by {@code this}; Netty's pending count is a volatile
+ * read.
  */
 public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudget {
   private static final Logger LOG = LoggerFactory.getLogger(OutputGuard.class);
@@ -45,11 +47,11 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
   private final OutputLimits limits;
   private final String protocol;
   private final Supplier<String> client;
-  private ChannelHandlerContext ctx;
-  /** Bytes held: queued in the channel plus reserved by a reply builder. Guarded by {@code this}. */
-  private long held;
-  /** The channel closed: the count is off the total, later completions and releases are ignored. */
-  private boolean closed;
+  private volatile ChannelHandlerContext ctx;
+  /** Bytes reserved by reply builders. Changed under {@code this}, read without it. */
+  private volatile long reserved;
+  /** The channel closed: it holds nothing any more, later reservations are refused. Set under {@code this}. */
+  private volatile boolean closed;
   /** Set once, by the first limit crossed; the close follows on the event loop. */
   private volatile boolean disconnecting;
   /** {@link System#nanoTime()} when the count went over the soft limit, 0 while it is under. */
@@ -86,10 +88,9 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
       ctx.write(msg, promise);
       return;
     }
-    long now = disconnecting ? -1 : change(n);
+    long now = disconnecting ? -1 : buffered() + n;
     if (now < 0 || (limits.hardBytes() > 0 && now > limits.hardBytes())) {
       if (now >= 0) {
-        change(-n);
         disconnect("hard", limits.hardBytes(), now);
       }
       ReferenceCountUtil.release(msg);
@@ -98,15 +99,7 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
       }
       return;
     }
-    boolean fireFailure = promise.isVoid();
-    ChannelPromise p = fireFailure ? ctx.newPromise() : promise;
-    p.addListener(f -> {
-      observeSoft(change(-n));
-      if (fireFailure && !f.isSuccess() && ctx.channel().isActive()) {
-        ctx.fireExceptionCaught(f.cause());
-      }
-    });
-    ctx.write(msg, p);
+    ctx.write(msg, promise);
     afterGrowth(now);
   }
 
@@ -115,12 +108,15 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     if (disconnecting) {
       return false;
     }
-    long now = change(bytes);
-    if (now < 0) {
-      return false;
+    synchronized (this) {
+      if (closed) {
+        return false;
+      }
+      reserved += bytes;
     }
+    long now = buffered();
     if (limits.hardBytes() > 0 && now > limits.hardBytes()) {
-      change(-bytes);
+      release(bytes);
       disconnect("hard", limits.hardBytes(), now);
       return false;
     }
@@ -130,12 +126,25 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
 
   @Override
   public void release(long bytes) {
-    observeSoft(change(-bytes));
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      reserved -= bytes;
+    }
+    observeSoft(buffered());
   }
 
+  /** Bytes held now: Netty's pending writes of the channel plus reservations; 0 once closed. */
   @Override
-  public synchronized long buffered() {
-    return held;
+  public long buffered() {
+    if (closed) {
+      return 0;
+    }
+    long r = reserved;
+    ChannelHandlerContext c = ctx;
+    ChannelOutboundBuffer out = c == null ? null : c.channel().unsafe().outboundBuffer();
+    return r + (out == null ? 0 : out.totalPendingWriteBytes());
   }
 
   boolean disconnecting() {
@@ -171,7 +180,8 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
 
   private void afterGrowth(long now) {
     observeSoft(now);
-    if (limits.totalLimit() > 0 && limits.totalBuffered() > limits.totalLimit()) {
+    // Summing every client's bytes is only worth it when this one holds a fair share of the limit.
+    if (limits.totalLimit() > 0 && now >= limits.totalCheckFrom() && limits.totalBuffered() > limits.totalLimit()) {
       limits.shed();
     }
   }
@@ -198,7 +208,11 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     softCheckScheduled.set(false);
     long since = overSoftSince;
     long now = buffered();
-    if (disconnecting || since == 0 || now <= limits.softBytes() || !ctx.channel().isActive()) {
+    if (now <= limits.softBytes()) {
+      overSoftSince = 0; // drained meanwhile, with no write to notice it
+      return;
+    }
+    if (disconnecting || since == 0 || !ctx.channel().isActive()) {
       return;
     }
     long wait = since + limits.softNanos() - System.nanoTime();
@@ -209,23 +223,15 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     }
   }
 
-  /** Adds {@code delta} to the count and the server's total; the new count, or -1 once closed. */
-  private synchronized long change(long delta) {
-    if (closed) {
-      return -1;
-    }
-    held += delta;
-    limits.add(delta);
-    return held;
-  }
-
-  private synchronized void closeAccounting() {
-    if (!closed) {
+  private void closeAccounting() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
       closed = true;
-      limits.add(-held);
-      held = 0;
-      limits.closed(this);
+      reserved = 0;
     }
+    limits.closed(this);
   }
 
   private static long sizeOf(Object msg) {

@@ -3,7 +3,6 @@ package org.kvstore.server.output;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -27,7 +26,6 @@ public final class OutputLimits {
   private final long softBytes;
   private final long softNanos;
   private final long totalBytes;
-  private final AtomicLong total = new AtomicLong();
   private final LongAdder disconnections = new LongAdder();
   private final Set<OutputGuard> guards = ConcurrentHashMap.newKeySet();
 
@@ -68,9 +66,21 @@ public final class OutputLimits {
     return disconnections.sum();
   }
 
-  /** Bytes all clients hold now. */
+  /** Bytes all clients hold now (a sum over the clients: not for a hot path). */
   public long totalBuffered() {
-    return total.get();
+    long sum = 0;
+    for (OutputGuard g : guards) {
+      sum += g.buffered();
+    }
+    return sum;
+  }
+
+  /**
+   * A client's bytes from which its writes check the server's total: a sixteenth of the total limit,
+   * at most 64 KiB, so the sum over all clients is taken only when one holds a fair share.
+   */
+  long totalCheckFrom() {
+    return Math.min(64 * 1024, totalBytes / 16);
   }
 
   long hardBytes() {
@@ -101,11 +111,6 @@ public final class OutputLimits {
     guards.remove(g);
   }
 
-  /** Adds {@code n} (may be negative) to the total and returns the new total. */
-  long add(long n) {
-    return total.addAndGet(n);
-  }
-
   /**
    * The total is over the limit: disconnects the largest clients until what the others hold fits
    * (Redis' {@code maxmemory-clients} order). A disconnected client's bytes are freed shortly after,
@@ -128,8 +133,9 @@ public final class OutputLimits {
       if (largest == null) {
         return;
       }
+      long all = kept;
       kept -= largest.buffered();
-      largest.disconnect("total", totalBytes, total.get());
+      largest.disconnect("total", totalBytes, all);
     }
   }
 }
