@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.kvstore.NoSpaceException;
 import org.kvstore.StorageIOException;
@@ -19,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * {@link WritePipeline}): while it is set, writes are refused at once with one
  * {@link NoSpaceException}, reads go on, and a background thread retries each failed piece of work
  * (its {@link Retry}) with back-off, {@link #FIRST_BACKOFF} doubling up to {@link #MAX_BACKOFF}, as
- * RocksDB's error handler resumes after a background {@code NoSpace} error.
+ * RocksDB's error handler resumes after a background {@code NoSpace} error. Between retries it
+ * watches the free space of the failed directories ({@link SpaceProbe}, a {@code statfs}, every
+ * {@link #FIRST_BACKOFF}): when {@link #FREED_BYTES} or more were freed, it retries at once and
+ * starts the back-off over, so writes resume within a fraction of a second of an operator freeing
+ * space, however long the disk was full.
  *
  * <p>Thread safety: thread-safe. The monitor guards the failure map and the counters; no retry
  * runs under it. The retry thread is started on the first failure and ends when the state clears.
@@ -28,6 +34,14 @@ public final class DiskSpace implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DiskSpace.class);
   static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+  /** Space freed in a failed directory since the last retry that makes the next retry start now. */
+  static final long FREED_BYTES = 1 << 20;
+
+  /** Bytes still writable on the file system of a directory (the store's file layer answers). */
+  @FunctionalInterface
+  public interface SpaceProbe {
+    long usableSpace(Path dir) throws IOException;
+  }
 
   /** Redoes one piece of failed work; throws when it still fails. */
   @FunctionalInterface
@@ -57,6 +71,18 @@ public final class DiskSpace implements AutoCloseable {
   @GuardedBy("this")
   private Thread retrier;
   private volatile boolean closed;
+  /** Null: no watching, retries only by back-off. */
+  private final SpaceProbe probe;
+
+  /** A state whose retries go by back-off alone. */
+  public DiskSpace() {
+    this(null);
+  }
+
+  /** A state that also retries as soon as {@code probe} shows space freed in a failed directory. */
+  public DiskSpace(SpaceProbe probe) {
+    this.probe = probe;
+  }
 
   /**
    * Records that {@code source} (one name per piece of work, e.g. {@code wal}, {@code checkpoint},
@@ -115,8 +141,9 @@ public final class DiskSpace implements AutoCloseable {
 
   private void retryLoop() {
     long backoff = FIRST_BACKOFF.toNanos();
+    Map<Path, Long> baseline = usableSpace();
     for (;;) {
-      LockSupport.parkNanos(backoff);
+      boolean freed = awaitBackoffOrFreedSpace(backoff, baseline);
       Map<String, Failure> now;
       synchronized (this) {
         if (closed || failures.isEmpty()) {
@@ -142,8 +169,55 @@ public final class DiskSpace implements AutoCloseable {
           return;
         }
       }
-      backoff = Math.min(backoff * 2, MAX_BACKOFF.toNanos());
+      baseline = usableSpace();
+      backoff = freed ? FIRST_BACKOFF.toNanos() : Math.min(backoff * 2, MAX_BACKOFF.toNanos());
     }
+  }
+
+  /**
+   * Waits {@code backoffNanos}, or less when a failed directory gained {@link #FREED_BYTES} over
+   * {@code baseline}; returns whether it was the latter.
+   */
+  private boolean awaitBackoffOrFreedSpace(long backoffNanos, Map<Path, Long> baseline) {
+    long deadline = System.nanoTime() + backoffNanos;
+    for (;;) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || closed) {
+        return false;
+      }
+      LockSupport.parkNanos(Math.min(left, FIRST_BACKOFF.toNanos()));
+      if (probe == null || closed) {
+        continue;
+      }
+      for (Map.Entry<Path, Long> e : usableSpace().entrySet()) {
+        Long before = baseline.get(e.getKey());
+        if (before == null || e.getValue() - before >= FREED_BYTES) {
+          return true;
+        }
+      }
+    }
+  }
+
+  /** The usable space of each failed directory now (those the probe cannot answer for left out). */
+  private Map<Path, Long> usableSpace() {
+    Map<Path, Long> out = new LinkedHashMap<>();
+    if (probe == null) {
+      return out;
+    }
+    Set<Path> dirs = new LinkedHashSet<>();
+    synchronized (this) {
+      for (Failure f : failures.values()) {
+        dirs.add(f.directory());
+      }
+    }
+    for (Path d : dirs) {
+      try {
+        out.put(d, probe.usableSpace(d));
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("cannot read the free space of {}: {}", d, e.toString());
+      }
+    }
+    return out;
   }
 
   /** Clears {@code f} unless its source failed again meanwhile; logs the resume when it was the last. */

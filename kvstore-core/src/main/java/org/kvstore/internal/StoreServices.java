@@ -46,7 +46,7 @@ public final class StoreServices {
     this.fs = fs;
     this.dir = dir;
     this.options = options;
-    this.space = new DiskSpace();
+    this.space = new DiskSpace(fs::usableSpace);
     this.pipeline = new WritePipeline(0, space);
     pipeline.prober(probeDir -> () -> probeSpace(fs, probeDir));
     this.catalog = new StoreCatalog(fs, dir, engines, options, pipeline);

@@ -35,6 +35,13 @@ public interface FileSystem {
   long size(Path path) throws IOException;
 
   /**
+   * Bytes this process may still write on the file system holding {@code dir} (its nearest existing
+   * ancestor when {@code dir} does not exist): what the store watches, while a full disk refuses
+   * writes, to retry as soon as space is freed. An estimate; a write may still fail.
+   */
+  long usableSpace(Path dir) throws IOException;
+
+  /**
    * Renames {@code source} to {@code target}, atomically replacing {@code target} if it exists. The
    * rename is durable only after {@link #syncDirectory} of the target's directory.
    */

@@ -71,6 +71,15 @@ public final class LocalFileSystem implements FileSystem {
   }
 
   @Override
+  public long usableSpace(Path dir) throws IOException {
+    Path p = dir.toAbsolutePath();
+    while (p.getParent() != null && !Files.exists(p)) {
+      p = p.getParent();
+    }
+    return Files.getFileStore(p).getUsableSpace();
+  }
+
+  @Override
   public void rename(Path source, Path target) throws IOException {
     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }

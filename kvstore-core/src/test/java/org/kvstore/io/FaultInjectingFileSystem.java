@@ -309,6 +309,20 @@ public final class FaultInjectingFileSystem implements FileSystem {
     return inner.size(path);
   }
 
+  /** The inner file system's answer, or what the quota leaves when {@code dir} is under it. */
+  @Override
+  public long usableSpace(Path dir) throws IOException {
+    checkCrashed();
+    long inner = this.inner.usableSpace(dir);
+    synchronized (quotaLock) {
+      if (counted(dir)) {
+        return Math.max(0, Math.min(inner, quotaBytes - usedBytes));
+      }
+    }
+    long untilFull = bytesUntilFull.get();
+    return untilFull >= 0 ? Math.min(inner, untilFull) : inner;
+  }
+
   @Override
   public void rename(Path source, Path target) throws IOException {
     mutating("rename " + name(source) + " " + name(target));

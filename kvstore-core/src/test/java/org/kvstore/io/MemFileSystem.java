@@ -156,6 +156,12 @@ public final class MemFileSystem implements FileSystem {
     return n.size;
   }
 
+  /** Memory has no fixed size here: always plenty. */
+  @Override
+  public long usableSpace(Path dir) {
+    return Long.MAX_VALUE;
+  }
+
   @Override
   public synchronized void rename(Path source, Path target) throws IOException {
     Node n = files.remove(norm(source));

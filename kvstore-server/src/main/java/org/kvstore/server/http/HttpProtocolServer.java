@@ -151,6 +151,11 @@ public final class HttpProtocolServer implements ProtocolServer {
     }
   }
 
+  /** Open HTTP connections counted against {@code --maxclients} (refused ones are not counted). */
+  public int openConnections() {
+    return connections.size();
+  }
+
   @Override
   public void closeConnections() {
     connections.close().awaitUninterruptibly();

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -177,6 +178,21 @@ class BadInputTest {
       for (Socket s : open) {
         s.close();
       }
+      // The server sees the closes a little later; other tests must not find the limit still reached.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (server.httpServer().openConnections() > 0 && System.nanoTime() < deadline) {
+        sleep(10);
+      }
+      assertThat(server.httpServer().openConnections()).as("connections the server still holds").isZero();
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
     }
   }
 

@@ -1,0 +1,96 @@
+package org.kvstore.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class DiskSpaceTest {
+  private static final Path DIR = Path.of("/data/db");
+
+  /** Waits until {@code n} retries ran (the back-off then is {@code FIRST_BACKOFF * 2^n}). */
+  private static void awaitRetries(AtomicInteger retries, int n) throws InterruptedException {
+    while (retries.get() < n) {
+      Thread.sleep(5);
+    }
+  }
+
+  private static long millisUntilWritable(DiskSpace space) throws InterruptedException {
+    long start = System.nanoTime();
+    while (space.full()) {
+      Thread.sleep(5);
+    }
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+  }
+
+  @Test
+  @Timeout(30)
+  void freedSpace_retriedAtOnceEvenAfterLongBackoff() throws Exception {
+    AtomicLong free = new AtomicLong(0);
+    AtomicBoolean fits = new AtomicBoolean(false);
+    AtomicInteger retries = new AtomicInteger();
+    try (DiskSpace space = new DiskSpace(dir -> free.get())) {
+      space.enter("wal", DIR, new IOException("No space left on device"), () -> {
+        retries.incrementAndGet();
+        if (!fits.get()) {
+          throw new IOException("No space left on device");
+        }
+      });
+      assertThat(space.full()).isTrue();
+      // After five failed retries the next one is 3.2 s away by back-off alone.
+      awaitRetries(retries, 5);
+      free.set(64L << 20);
+      fits.set(true);
+      long waited = millisUntilWritable(space);
+      assertThat(waited).as("ms from freeing space to writes resuming (back-off alone: ~3200)").isLessThan(1500);
+      assertThat(space.status().resumes()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  @Timeout(30)
+  void spaceFreedByTooLittle_waitsForTheBackoff() throws Exception {
+    AtomicLong free = new AtomicLong(0);
+    AtomicInteger retries = new AtomicInteger();
+    try (DiskSpace space = new DiskSpace(dir -> free.get())) {
+      space.enter("table db.t", DIR, new IOException("No space left on device"), () -> {
+        retries.incrementAndGet();
+        throw new IOException("No space left on device");
+      });
+      awaitRetries(retries, 5);
+      int before = retries.get();
+      free.set(DiskSpace.FREED_BYTES / 2);
+      Thread.sleep(1000);
+      assertThat(retries.get()).as("retries within a second of freeing less than FREED_BYTES").isEqualTo(before);
+      assertThat(space.full()).isTrue();
+      assertThat(space.status().lastError()).isEqualTo("table db.t: No space left on device");
+    }
+  }
+
+  @Test
+  @Timeout(30)
+  void unreadableFreeSpace_retriesByBackoff() throws Exception {
+    AtomicBoolean fits = new AtomicBoolean(false);
+    AtomicInteger retries = new AtomicInteger();
+    try (DiskSpace space = new DiskSpace(dir -> {
+      throw new IOException("statfs refused");
+    })) {
+      space.enter("checkpoint", DIR, new IOException("No space left on device"), () -> {
+        retries.incrementAndGet();
+        if (!fits.get()) {
+          throw new IOException("No space left on device");
+        }
+      });
+      awaitRetries(retries, 2);
+      fits.set(true);
+      millisUntilWritable(space);
+      assertThat(space.full()).isFalse();
+    }
+  }
+}
