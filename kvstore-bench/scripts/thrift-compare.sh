@@ -3,16 +3,17 @@
 # Thrift get and put at least 0.7 times the RESP rate), on loopback only.
 #
 #   kvstore-bench/scripts/thrift-compare.sh [-n REQUESTS] [-R REPEATS] [-W WARMUP] [-c CLIENTS]
-#       [-d VALUE_BYTES] [-r KEYSPACE] [--durability periodic|sync|none] [--mode async|blocking]
+#       [-d VALUE_BYTES] [-r KEYSPACE] [--durability periodic|sync|none] [--mode selector|async|blocking]
 #       [-o RESULTS.md] [--no-settle]
 #
 # One kvstore-server (bin/kvstore-server, so with its JVM flags; --durability periodic by default),
 # RESP on KV_PORT (16379) and Thrift on THRIFT_PORT (19090), data in a temporary directory.
 # RESP load: redis-benchmark -c CLIENTS (50) -d VALUE_BYTES (100) -r KEYSPACE (100000) -t set,get
 # -n REQUESTS (100,000), not pipelined. Thrift load: org.kvstore.bench.ThriftLoad (CLIENTS clients,
-# each its own framed-binary connection, unpipelined; --mode async (default): libthrift async
-# clients on one selector thread, as redis-benchmark runs its clients on one event loop; --mode
-# blocking: a thread per client), put then get, -n REQUESTS each, the same key
+# each its own framed-binary connection, unpipelined; --mode selector (default): the generated
+# KvService.Client of each driven from one thread through one selector, as redis-benchmark runs its
+# clients on one event loop; --mode async: libthrift's async clients on its TAsyncClientManager;
+# --mode blocking: a thread per client), put then get, -n REQUESTS each, the same key
 # names (key:NNNNNNNNNNNN) and values (x...) in the same table (RESP database 0 = default/0).
 # First a warm-up, not recorded: one RESP run and one Thrift put and get run at WARMUP requests
 # (default REQUESTS); the Thrift get of the warm-up writes every key once, so that every later GET
@@ -39,7 +40,7 @@ KEYSPACE=100000
 DURABILITY=periodic
 OUT="$ROOT/kvstore-bench/target/thrift-compare.md"
 SETTLE=1
-MODE=async
+MODE=selector
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) N="$2"; shift 2 ;;

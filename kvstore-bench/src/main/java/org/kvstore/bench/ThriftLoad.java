@@ -33,11 +33,14 @@ import org.kvstore.thrift.TableSpec;
 /**
  * A closed-loop load of Thrift {@code put} or {@code get} calls against a running kvstore-server:
  * CLIENTS clients, each with its own framed-binary connection, each sending one call and waiting
- * for its answer before the next (unpipelined, as redis-benchmark without {@code -P}). Two client
- * styles, both libthrift's generated code: {@code --mode async} (default) runs every client's
- * {@code KvService.AsyncClient} on one {@code TAsyncClientManager} selector thread, the way
- * redis-benchmark drives its clients from one event loop, so the load costs the machine little
- * besides the server; {@code --mode blocking} gives each client its own thread with a blocking
+ * for its answer before the next (unpipelined, as redis-benchmark without {@code -P}). Three client
+ * styles, all libthrift's generated code: {@code --mode selector} (default) drives every client's
+ * {@code KvService.Client} from one thread through one selector ({@link ThriftSelectorClients}: the
+ * generated {@code send_}/{@code recv_} halves of each call), the way redis-benchmark drives its
+ * clients from one event loop, so the load costs the machine little besides the server;
+ * {@code --mode async} runs libthrift's {@code KvService.AsyncClient}s on one
+ * {@code TAsyncClientManager} (which re-registers the socket and wakes its selector for every call:
+ * more client CPU per call); {@code --mode blocking} gives each client its own thread with a blocking
  * {@code KvService.Client} (the Cassandra/HBase style), which on a small machine spends much of the
  * cores on thread switches that the server then lacks. Keys are drawn uniformly from KEYSPACE keys named as
  * redis-benchmark's {@code -r} names them ({@code key:} and 12 digits), values are VALUE_SIZE
@@ -49,7 +52,7 @@ import org.kvstore.thrift.TableSpec;
  * java -cp kvstore-bench/target/benchmarks.jar org.kvstore.bench.ThriftLoad put|get
  *     [--host 127.0.0.1] [--port 9090] [--clients 50] [--keyspace 100000] [--value-size 100]
  *     [--requests N | --seconds S] [--warmup-seconds 1] [--preload true|false]
- *     [--db default] [--table 0] [--mode async|blocking]
+ *     [--db default] [--table 0] [--mode selector|async|blocking]
  * </pre>
  *
  * {@code --requests} is the total over all clients (as redis-benchmark's {@code -n}); without it
@@ -75,6 +78,8 @@ public final class ThriftLoad {
 
   private final Settings settings;
   private final ByteBuffer value;
+  /** The run's summary line, once it finished. */
+  private String line;
 
   private ThriftLoad(Settings settings) {
     this.settings = settings;
@@ -84,8 +89,14 @@ public final class ThriftLoad {
   }
 
   public static void main(String[] args) throws Exception {
-    Settings s = Settings.parse(args);
-    new ThriftLoad(s).run();
+    System.out.println(measure(args));
+  }
+
+  /** Runs the load {@code args} describe and returns the one line {@link #main} prints. */
+  static String measure(String... args) throws Exception {
+    ThriftLoad load = new ThriftLoad(Settings.parse(args));
+    load.run();
+    return load.line;
   }
 
   private void run() throws Exception {
@@ -95,10 +106,11 @@ public final class ThriftLoad {
         preload(admin.client);
       }
     }
-    if (settings.mode == Mode.ASYNC) {
-      runAsync();
-    } else {
-      runBlocking();
+    switch (settings.mode) {
+      case SELECTOR -> runSelector();
+      case ASYNC -> runAsync();
+      case BLOCKING -> runBlocking();
+      default -> throw new IllegalStateException("unknown mode " + settings.mode);
     }
   }
 
@@ -112,12 +124,60 @@ public final class ThriftLoad {
           ? drive(connections, 0, System.nanoTime() + (long) (settings.warmupSeconds * 1e9)).requests : 0;
       Result r = drive(connections, settings.requests, settings.requests > 0
           ? Long.MAX_VALUE : System.nanoTime() + (long) (settings.seconds * 1e9));
-      print(r, warmup);
+      summarize(r, warmup);
     } finally {
       for (Connection c : connections) {
         c.close();
       }
     }
+  }
+
+  private void runSelector() throws Exception {
+    try (ThriftSelectorClients clients = new ThriftSelectorClients(settings.host, settings.port, settings.clients)) {
+      long warmup = settings.warmupSeconds > 0
+          ? driveSelector(clients, 0, System.nanoTime() + (long) (settings.warmupSeconds * 1e9)).requests : 0;
+      Result r = driveSelector(clients, settings.requests, settings.requests > 0
+          ? Long.MAX_VALUE : System.nanoTime() + (long) (settings.seconds * 1e9));
+      summarize(r, warmup);
+    }
+  }
+
+  /** Like {@link #drive}, for the clients on one selector (this thread). */
+  private Result driveSelector(ThriftSelectorClients clients, long requests, long deadline) throws Exception {
+    Histogram histogram = new Histogram(MAX_LATENCY_NANOS, 3);
+    SplittableRandom random = new SplittableRandom(System.nanoTime());
+    long[] left = {requests};
+    long[] completed = {0};
+    ThriftSelectorClients.Calls calls = new ThriftSelectorClients.Calls() {
+      @Override
+      public boolean send(ThriftSelectorClients.Connection c) throws TException {
+        if (requests > 0 ? left[0]-- <= 0 : System.nanoTime() >= deadline) {
+          return false;
+        }
+        c.key = key(random.nextInt(settings.keyspace));
+        c.sentNanos = System.nanoTime();
+        switch (settings.op) {
+          case PUT -> c.client().send_put(settings.db, settings.table, c.key, value.duplicate(), new PutOptions());
+          case GET -> c.client().send_get(settings.db, settings.table, c.key);
+          default -> throw new IllegalStateException("unknown op " + settings.op);
+        }
+        return true;
+      }
+
+      @Override
+      public void receive(ThriftSelectorClients.Connection c) throws TException {
+        switch (settings.op) {
+          case PUT -> c.client().recv_put();
+          case GET -> checkValue(c.key, c.client().recv_get());
+          default -> throw new IllegalStateException("unknown op " + settings.op);
+        }
+        histogram.recordValue(Math.min(System.nanoTime() - c.sentNanos, MAX_LATENCY_NANOS));
+        completed[0]++;
+      }
+    };
+    long t0 = System.nanoTime();
+    clients.runUntil(calls, SOCKET_TIMEOUT_MS);
+    return new Result(completed[0], System.nanoTime() - t0, histogram);
   }
 
   private void runAsync() throws Exception {
@@ -133,7 +193,7 @@ public final class ThriftLoad {
           ? driveAsync(connections, 0, System.nanoTime() + (long) (settings.warmupSeconds * 1e9)).requests : 0;
       Result r = driveAsync(connections, settings.requests, settings.requests > 0
           ? Long.MAX_VALUE : System.nanoTime() + (long) (settings.seconds * 1e9));
-      print(r, warmup);
+      summarize(r, warmup);
     } finally {
       for (AsyncConnection c : connections) {
         c.socket.close();
@@ -142,10 +202,10 @@ public final class ThriftLoad {
     }
   }
 
-  private void print(Result r, long warmup) {
+  private void summarize(Result r, long warmup) {
     double seconds = r.nanos / 1e9;
-    System.out.printf("op=%s mode=%s clients=%d requests=%d seconds=%.3f rps=%.0f p50_ms=%.3f p99_ms=%.3f"
-            + " warmup_requests=%d%n",
+    line = String.format(java.util.Locale.ROOT, "op=%s mode=%s clients=%d requests=%d seconds=%.3f rps=%.0f"
+            + " p50_ms=%.3f p99_ms=%.3f warmup_requests=%d",
         settings.op.name().toLowerCase(), settings.mode.name().toLowerCase(), settings.clients, r.requests,
         seconds, r.requests / seconds, r.histogram.getValueAtPercentile(50) / 1e6,
         r.histogram.getValueAtPercentile(99) / 1e6, warmup);
@@ -387,7 +447,7 @@ public final class ThriftLoad {
 
   private enum Op { PUT, GET }
 
-  private enum Mode { ASYNC, BLOCKING }
+  private enum Mode { SELECTOR, ASYNC, BLOCKING }
 
   private static final class Settings {
     Op op;
@@ -402,14 +462,14 @@ public final class ThriftLoad {
     boolean preload = true;
     String db = "default";
     String table = "0";
-    Mode mode = Mode.ASYNC;
+    Mode mode = Mode.SELECTOR;
 
     static Settings parse(String[] args) {
       Settings s = new Settings();
       if (args.length < 1) {
         throw new IllegalArgumentException("usage: ThriftLoad put|get [--host H] [--port P] [--clients N] "
             + "[--keyspace K] [--value-size B] [--requests N | --seconds S] [--warmup-seconds S] "
-            + "[--preload true|false] [--db DB] [--table T] [--mode async|blocking]");
+            + "[--preload true|false] [--db DB] [--table T] [--mode selector|async|blocking]");
       }
       s.op = switch (args[0]) {
         case "put" -> Op.PUT;
@@ -439,9 +499,10 @@ public final class ThriftLoad {
           case "--db" -> s.db = v;
           case "--table" -> s.table = v;
           case "--mode" -> s.mode = switch (v) {
+            case "selector" -> Mode.SELECTOR;
             case "async" -> Mode.ASYNC;
             case "blocking" -> Mode.BLOCKING;
-            default -> throw new IllegalArgumentException("--mode takes async or blocking, not " + v);
+            default -> throw new IllegalArgumentException("--mode takes selector, async or blocking, not " + v);
           };
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
