@@ -52,7 +52,7 @@ import org.kvstore.thrift.TableSpec;
  * java -cp kvstore-bench/target/benchmarks.jar org.kvstore.bench.ThriftLoad put|get
  *     [--host 127.0.0.1] [--port 9090] [--clients 50] [--keyspace 100000] [--value-size 100]
  *     [--requests N | --seconds S] [--warmup-seconds 1] [--preload true|false]
- *     [--db default] [--table 0] [--mode selector|async|blocking]
+ *     [--db default] [--table 0] [--mode selector|async|blocking]   (parsed by picocli)
  * </pre>
  *
  * {@code --requests} is the total over all clients (as redis-benchmark's {@code -n}); without it
@@ -89,7 +89,15 @@ public final class ThriftLoad {
   }
 
   public static void main(String[] args) throws Exception {
-    System.out.println(measure(args));
+    String line;
+    try {
+      line = measure(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("ThriftLoad: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    System.out.println(line);
   }
 
   /** Runs the load {@code args} describe and returns the one line {@link #main} prints. */
@@ -445,71 +453,53 @@ public final class ThriftLoad {
 
   private record Result(long requests, long nanos, Histogram histogram) {}
 
-  private enum Op { PUT, GET }
+  enum Op { PUT, GET }
 
-  private enum Mode { SELECTOR, ASYNC, BLOCKING }
+  enum Mode { SELECTOR, ASYNC, BLOCKING }
 
-  private static final class Settings {
+  /** The command line; picocli fills it and checks the values it can. */
+  @picocli.CommandLine.Command(name = "ThriftLoad",
+      description = "Closed-loop Thrift put or get load against a running kvstore-server.")
+  static final class Settings {
+    @picocli.CommandLine.Parameters(index = "0", description = "put or get")
     Op op;
+    @picocli.CommandLine.Option(names = "--host", description = "server host (default ${DEFAULT-VALUE})")
     String host = "127.0.0.1";
+    @picocli.CommandLine.Option(names = "--port", description = "Thrift port (default ${DEFAULT-VALUE})")
     int port = 9090;
+    @picocli.CommandLine.Option(names = "--clients", description = "connections (default ${DEFAULT-VALUE})")
     int clients = 50;
+    @picocli.CommandLine.Option(names = "--keyspace", description = "distinct keys (default ${DEFAULT-VALUE})")
     int keyspace = 100_000;
+    @picocli.CommandLine.Option(names = "--value-size", description = "value bytes (default ${DEFAULT-VALUE})")
     int valueSize = 100;
+    @picocli.CommandLine.Option(names = "--requests", description = "calls over all clients; 0: run --seconds")
     long requests;
+    @picocli.CommandLine.Option(names = "--seconds", description = "run length without --requests (default ${DEFAULT-VALUE})")
     double seconds = 10;
+    @picocli.CommandLine.Option(names = "--warmup-seconds", description = "uncounted calls first (default ${DEFAULT-VALUE})")
     double warmupSeconds = 1;
+    @picocli.CommandLine.Option(names = "--preload", arity = "1",
+        description = "get: write every key first (default ${DEFAULT-VALUE})")
     boolean preload = true;
+    @picocli.CommandLine.Option(names = "--db", description = "database (default ${DEFAULT-VALUE})")
     String db = "default";
+    @picocli.CommandLine.Option(names = "--table", description = "table (default ${DEFAULT-VALUE})")
     String table = "0";
+    @picocli.CommandLine.Option(names = "--mode", description = "client style: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Mode mode = Mode.SELECTOR;
 
     static Settings parse(String[] args) {
       Settings s = new Settings();
-      if (args.length < 1) {
-        throw new IllegalArgumentException("usage: ThriftLoad put|get [--host H] [--port P] [--clients N] "
-            + "[--keyspace K] [--value-size B] [--requests N | --seconds S] [--warmup-seconds S] "
-            + "[--preload true|false] [--db DB] [--table T] [--mode selector|async|blocking]");
-      }
-      s.op = switch (args[0]) {
-        case "put" -> Op.PUT;
-        case "get" -> Op.GET;
-        default -> throw new IllegalArgumentException("op must be put or get, not " + args[0]);
-      };
-      for (int i = 1; i < args.length; i += 2) {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException(args[i] + " needs a value");
-        }
-        String v = args[i + 1];
-        switch (args[i]) {
-          case "--host" -> s.host = v;
-          case "--port" -> s.port = Integer.parseInt(v);
-          case "--clients" -> s.clients = Integer.parseInt(v);
-          case "--keyspace" -> s.keyspace = Integer.parseInt(v);
-          case "--value-size" -> s.valueSize = Integer.parseInt(v);
-          case "--requests" -> s.requests = Long.parseLong(v);
-          case "--seconds" -> s.seconds = Double.parseDouble(v);
-          case "--warmup-seconds" -> s.warmupSeconds = Double.parseDouble(v);
-          case "--preload" -> {
-            if (!v.equals("true") && !v.equals("false")) {
-              throw new IllegalArgumentException("--preload takes true or false, not " + v);
-            }
-            s.preload = v.equals("true");
-          }
-          case "--db" -> s.db = v;
-          case "--table" -> s.table = v;
-          case "--mode" -> s.mode = switch (v) {
-            case "selector" -> Mode.SELECTOR;
-            case "async" -> Mode.ASYNC;
-            case "blocking" -> Mode.BLOCKING;
-            default -> throw new IllegalArgumentException("--mode takes selector, async or blocking, not " + v);
-          };
-          default -> throw new IllegalArgumentException("unknown option " + args[i]);
-        }
+      picocli.CommandLine cl = new picocli.CommandLine(s).setCaseInsensitiveEnumValuesAllowed(true);
+      try {
+        cl.parseArgs(args);
+      } catch (picocli.CommandLine.ParameterException e) {
+        throw new IllegalArgumentException(e.getMessage() + "\n" + cl.getUsageMessage(), e);
       }
       if (s.clients < 1 || s.keyspace < 1 || s.valueSize < 0 || s.requests < 0 || s.seconds <= 0) {
-        throw new IllegalArgumentException("clients and keyspace must be positive, value size, requests "
-            + "not negative, seconds positive");
+        throw new IllegalArgumentException("--clients and --keyspace must be positive, --value-size and "
+            + "--requests not negative, --seconds positive");
       }
       return s;
     }

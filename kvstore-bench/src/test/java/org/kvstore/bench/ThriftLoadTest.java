@@ -55,9 +55,22 @@ class ThriftLoadTest {
   }
 
   @org.junit.jupiter.api.Test
+  void badArguments_rejectedWithWhatWasWrong() {
+    assertThatThrownBy(() -> ThriftLoad.measure("put", "--clients", "many")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--clients").hasMessageContaining("many");
+    assertThatThrownBy(() -> ThriftLoad.measure("scan")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("scan");
+    assertThatThrownBy(() -> ThriftLoad.measure("get", "--mode", "threads")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("threads");
+    assertThatThrownBy(() -> ThriftLoad.measure("get", "--clients", "0")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--clients");
+  }
+
+  @org.junit.jupiter.api.Test
   void largeValues_framesBiggerThanTheReadBuffer() throws Exception {
-    String get = ThriftLoad.measure(args("get", "selector", "--value-size", "200000", "--table", "big",
-        "--keyspace", "20", "--requests", "200"));
+    String get = ThriftLoad.measure("get", "--port", String.valueOf(server.thriftPort()), "--clients", "8",
+        "--keyspace", "20", "--requests", "200", "--warmup-seconds", "0.2", "--mode", "selector",
+        "--value-size", "200000", "--table", "big");
     assertThat(get).startsWith("op=get mode=selector clients=8 requests=200 ");
   }
 }
