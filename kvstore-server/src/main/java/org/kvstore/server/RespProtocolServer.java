@@ -107,11 +107,11 @@ final class RespProtocolServer implements ProtocolServer {
             connections.add(ch);
             ch.pipeline().addLast("bytes", bytes);
             OutputGuard output = outputLimits.newGuard("RESP", session::describe);
-            session.replyBudget(output);
+            RespDecoder decoder = new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(),
+                session::authenticated, budget, readTimeoutMillis);
+            session.buffers(output, decoder);
             ch.pipeline().addLast("output", output);
-            ch.pipeline().addLast("resp-decoder",
-                new RespDecoder(sessions.maxBulkBytes(), sessions.maxMultibulk(), session::authenticated,
-                    budget, readTimeoutMillis));
+            ch.pipeline().addLast("resp-decoder", decoder);
             ch.pipeline().addLast("resp-handler", new RespCommandHandler(session, sessions, workers, coalescers, flushers, reads));
           }
         });

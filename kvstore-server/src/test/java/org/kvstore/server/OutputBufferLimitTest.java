@@ -2,6 +2,9 @@ package org.kvstore.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,12 +36,16 @@ import redis.clients.jedis.Jedis;
  * A client that asks for more than the heap holds and does not read, or stops reading a pipeline of
  * replies, is disconnected (counted in INFO stats, a WARN line naming it), the server answers others
  * promptly meanwhile and never runs out of memory; a client that reads gets its large replies whole.
+ * Index 2 holds {@value #BIG_KEYS} values of 1 MiB for HTTP multi-gets of many large values.
  */
 class OutputBufferLimitTest {
   private static final int KEYS = 400_000;
   private static final int SMALL_KEYS = 20_000;
   private static final int KEY_BYTES = 100;
   private static final int VALUE_BYTES = 1024;
+  private static final int BIG_KEYS = 8;
+  private static final int BIG_VALUE_BYTES = 1 << 20;
+  private static final String BIG_MULTI_GET = "/v1/dbs/default/tables/2/keys:get";
 
   @TempDir static Path dir;
   static ServerProcess server;
@@ -54,6 +62,7 @@ class OutputBufferLimitTest {
     httpPort = server.httpPort();
     load(0, KEYS);
     load(1, SMALL_KEYS);
+    loadBig();
   }
 
   @AfterAll
@@ -216,7 +225,98 @@ class OutputBufferLimitTest {
     assertHealthy();
   }
 
+  @Test
+  void httpMultiGetOfLargeValues_neverRead_isDisconnected_withoutOutOfMemory() throws Exception {
+    // 1,000 keys of 1 MiB values: a response of 1.4 GB of JSON, fifteen times the heap.
+    long before = disconnections();
+    byte[] json = bigKeysJson(1000).getBytes(StandardCharsets.US_ASCII);
+    try (Socket greedy = slowReader(httpPort)) {
+      send(greedy, ("POST " + BIG_MULTI_GET + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII), json);
+      awaitDisconnections(before + 1);
+      assertClosedByServer(greedy);
+    }
+    // Sent while it is written, the response waits for the client at about 1 MiB: the soft limit.
+    assertLogged("closing HTTP client", "request=POST " + BIG_MULTI_GET, "client-output-buffer-soft-limit");
+    assertHealthy();
+  }
+
+  @Test
+  void httpMultiGetOfLargeValues_readByTheClient_completesWhole() throws Exception {
+    // 200 keys of 1 MiB values and a missing key: 280 MB of JSON, three times the heap and seventy
+    // times the hard limit.
+    long before = disconnections();
+    HttpResponse<InputStream> r = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + BIG_MULTI_GET))
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(bigKeysJson(200).replace("]}", ",\"missing\"]}")))
+            .build(),
+        HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("transfer-encoding")).hasValue("chunked");
+    try (InputStream in = r.body(); JsonParser p = new ObjectMapper().getFactory().createParser(in)) {
+      assertThat(p.nextToken()).isEqualTo(JsonToken.START_OBJECT);
+      assertThat(p.nextFieldName()).isEqualTo("items");
+      assertThat(p.nextToken()).isEqualTo(JsonToken.START_ARRAY);
+      for (int i = 0; i <= 200; i++) {
+        assertThat(p.nextToken()).isEqualTo(JsonToken.START_OBJECT);
+        String key = null;
+        boolean found = false;
+        byte[] value = null;
+        for (String field; (field = p.nextFieldName()) != null; ) {
+          p.nextToken();
+          switch (field) {
+            case "key" -> key = p.getText();
+            case "found" -> found = p.getBooleanValue();
+            case "value_b64" -> value = p.getBinaryValue();
+            default -> p.skipChildren();
+          }
+        }
+        if (i < 200) {
+          assertThat(key).isEqualTo("big" + i % BIG_KEYS);
+          assertThat(found).isTrue();
+          assertThat(value).as("value of item %d", i).isEqualTo(bigValue(i % BIG_KEYS));
+        } else {
+          assertThat(key).isEqualTo("missing");
+          assertThat(found).isFalse();
+        }
+      }
+      assertThat(p.nextToken()).isEqualTo(JsonToken.END_ARRAY);
+      assertThat(p.nextToken()).isEqualTo(JsonToken.END_OBJECT);
+    }
+    assertThat(disconnections()).as("disconnections of a client that reads").isEqualTo(before);
+    assertHealthy();
+  }
+
   // ---- helpers ----
+
+  /** Writes the {@value #BIG_KEYS} values of 1 MiB to index 2. */
+  private static void loadBig() throws Exception {
+    try (Jedis j = new Jedis("127.0.0.1", port)) {
+      j.select(2);
+      for (int i = 0; i < BIG_KEYS; i++) {
+        j.set(("big" + i).getBytes(StandardCharsets.US_ASCII), bigValue(i));
+      }
+    }
+  }
+
+  private static byte[] bigValue(int i) {
+    byte[] v = new byte[BIG_VALUE_BYTES];
+    for (int b = 0; b < v.length; b++) {
+      v[b] = (byte) (i * 31 + b);
+    }
+    return v;
+  }
+
+  /** A multi-get's body asking for {@code n} keys, the large values in turn. */
+  private static String bigKeysJson(int n) {
+    StringBuilder sb = new StringBuilder("{\"keys\":[");
+    for (int i = 0; i < n; i++) {
+      sb.append(i == 0 ? "" : ",").append("\"big").append(i % BIG_KEYS).append('"');
+    }
+    return sb.append("]}").toString();
+  }
 
   /** Writes {@code n} keys of 1 KiB values to index {@code db} with pipelined SETs. */
   private static void load(int db, int n) throws Exception {

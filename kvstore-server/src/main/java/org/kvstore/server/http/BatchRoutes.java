@@ -1,10 +1,13 @@
 package org.kvstore.server.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,7 +29,8 @@ import org.kvstore.server.http.HttpRouter.Execution;
  * base64 ({@code key_b64}, {@code value_b64}), so keys too long or too binary for a URL work here.
  * An atomic batch reads the entries of its keys and writes all its ops in one log record while no
  * other writer can change those keys; when one op's precondition fails nothing is written and the
- * 412 problem names that op's {@code index}.
+ * 412 problem names that op's {@code index}. A multi-get's response is written while it is sent
+ * ({@link HttpReply#streamed}): a thousand large values need not fit in memory at once.
  *
  * <p>Thread safety: thread-safe.
  */
@@ -79,23 +83,38 @@ final class BatchRoutes {
     if (keys.size() > MAX_OPS) {
       throw new HttpProblem(ProblemCode.BATCH_TOO_LARGE, keys.size() + " keys exceed the limit of " + MAX_OPS);
     }
-    ObjectNode doc = HttpReply.object();
-    ArrayNode items = doc.putArray("items");
-    Base64.Encoder b64 = Base64.getEncoder();
-    for (int i = 0; i < keys.size(); i++) {
-      Entry e = table.getEntry(keys.get(i));
-      ObjectNode o = items.addObject();
-      if (texts.get(i) != null) {
-        o.put("key", texts.get(i));
+    return HttpReply.streamed(HttpResponseStatus.OK, HttpReply.JSON_TYPE, out -> writeItems(table, keys, texts, out));
+  }
+
+  /**
+   * The multi-get's document, written as the entries are read: each value is encoded in pieces as
+   * it goes out, so a response of many large values costs the server one value and what the client
+   * has not read yet ({@link HttpBodyStream}), not the whole document.
+   */
+  private static void writeItems(Table table, List<byte[]> keys, List<String> texts, OutputStream out)
+      throws IOException {
+    try (JsonGenerator g = HttpReply.JSON.getFactory().createGenerator(out)
+        .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT)) {
+      g.writeStartObject();
+      g.writeArrayFieldStart("items");
+      for (int i = 0; i < keys.size(); i++) {
+        Entry e = table.getEntry(keys.get(i));
+        g.writeStartObject();
+        if (texts.get(i) != null) {
+          g.writeStringField("key", texts.get(i));
+        }
+        g.writeBinaryField("key_b64", keys.get(i));
+        g.writeBooleanField("found", e != null);
+        if (e != null) {
+          g.writeBinaryField("value_b64", e.value());
+          g.writeNumberField("version", e.version());
+        }
+        g.writeEndObject();
       }
-      o.put("key_b64", b64.encodeToString(keys.get(i)));
-      o.put("found", e != null);
-      if (e != null) {
-        o.put("value_b64", b64.encodeToString(e.value()));
-        o.put("version", e.version());
-      }
+      g.writeEndArray();
+      g.writeEndObject();
     }
-    return HttpReply.json(HttpResponseStatus.OK, doc);
+    out.write('\n');
   }
 
   /** One op of a batch, parsed. {@code value} is null for a delete. */

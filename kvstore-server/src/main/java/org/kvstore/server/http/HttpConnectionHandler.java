@@ -1,5 +1,6 @@
 package org.kvstore.server.http;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -13,6 +14,8 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.kvstore.server.output.OutputGuard;
+import org.kvstore.server.output.ReplyBudget;
 
 /**
  * One connection's requests, answered one at a time in order (HTTP/1.1 pipelining keeps its
@@ -20,7 +23,9 @@ import java.util.concurrent.RejectedExecutionException;
  * one starts once its response is written. While a connection has a backlog of pipelined requests,
  * or its responses pass the write-buffer high-water mark because it does not read them, it stops
  * reading and answering (back-pressure); its output buffer limits
- * ({@link org.kvstore.server.output.OutputGuard}) then disconnect a client that stays so.
+ * ({@link org.kvstore.server.output.OutputGuard}) then disconnect a client that stays so. A
+ * streamed reply ({@link HttpReply#streamed}) is written by its worker while it is sent
+ * ({@link HttpBodyStream}), and the next request starts once all of it was handed to the channel.
  *
  * <p>Thread safety: confined to the connection's event loop (worker results come back through it).
  */
@@ -37,10 +42,20 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
   private boolean waitingToWrite;
   /** The request line of the request running or answered last, for the log line of a disconnection. */
   private volatile String lastRequest = "";
+  /** What the connection may still buffer of its responses: the channel's output guard. */
+  private volatile ReplyBudget budget = ReplyBudget.UNLIMITED;
 
   HttpConnectionHandler(HttpService service, Executor workers) {
     this.service = service;
     this.workers = workers;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    OutputGuard guard = ctx.pipeline().get(OutputGuard.class);
+    if (guard != null) {
+      budget = guard;
+    }
   }
 
   @Override
@@ -101,12 +116,16 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
     service.prepare(call);
     if (!call.offload) {
       service.run(call);
+      assert call.reply.writer == null : "a streamed reply comes from a handler that runs on a worker";
       finish(ctx, call);
       return;
     }
     try {
       workers.execute(() -> {
         service.run(call);
+        if (call.reply.writer != null) {
+          stream(ctx, call);
+        }
         ctx.channel().eventLoop().execute(() -> finish(ctx, call));
       });
     } catch (RejectedExecutionException shuttingDown) {
@@ -115,7 +134,18 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Writes the body of a streamed reply, on the worker that ran the call. */
+  private void stream(ChannelHandlerContext ctx, HttpService.Call call) {
+    boolean keepAlive = HttpUtil.isKeepAlive(call.request) && HttpService.chunked(call.request);
+    HttpBodyStream out = new HttpBodyStream(ctx, budget, () -> service.head(call, keepAlive));
+    service.stream(call, out, () -> describe(ctx.channel()));
+  }
+
   private void finish(ChannelHandlerContext ctx, HttpService.Call call) {
+    if (call.bodySent) {
+      finishStreamed(ctx, call);
+      return;
+    }
     FullHttpRequest request = call.request;
     boolean keepAlive = HttpUtil.isKeepAlive(request) && !closed;
     FullHttpResponse response = service.respond(call, keepAlive);
@@ -132,6 +162,27 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.writeAndFlush(response);
+    next(ctx);
+  }
+
+  /** After a streamed reply was handed to the channel: the next request, or the end of the connection. */
+  private void finishStreamed(ChannelHandlerContext ctx, HttpService.Call call) {
+    service.recordStreamed(call);
+    boolean keepAlive = HttpUtil.isKeepAlive(call.request) && HttpService.chunked(call.request) && !closed;
+    call.request.release();
+    if (!ctx.channel().isActive() || !call.bodyComplete) {
+      // cut short: closing is how the client learns that the body is incomplete
+      closed = true;
+      releaseQueued();
+      ctx.close();
+      return;
+    }
+    if (!keepAlive) {
+      closed = true;
+      releaseQueued();
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
     next(ctx);
   }
 

@@ -2,14 +2,18 @@ package org.kvstore.server.http;
 
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSpaceException;
@@ -79,6 +83,10 @@ final class HttpService {
     int command;
     HttpReply reply;
     boolean offload;
+    /** A streamed reply's head and part of its body went out through its {@link HttpBodyStream}. */
+    boolean bodySent;
+    /** ... and all of its body. */
+    boolean bodyComplete;
 
     Call(FullHttpRequest request, long arrivalNanos) {
       this.request = request;
@@ -156,6 +164,55 @@ final class HttpService {
     }
   }
 
+  /**
+   * Whether a streamed response to {@code request} is chunked: not to an HTTP/1.0 client, which
+   * does not know chunked transfer encoding; its body ends with the connection.
+   */
+  static boolean chunked(FullHttpRequest request) {
+    return !request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+  }
+
+  /**
+   * Writes the body of the streamed reply of {@code call} to {@code out}, on the worker that ran it.
+   * A body that fits in one part becomes the call's ordinary reply, as does an error before any of
+   * it was sent; after that an error can only end the connection, and the client sees the body cut
+   * short ({@code client} names it in the log line).
+   */
+  void stream(Call call, HttpBodyStream out, Supplier<String> client) {
+    HttpReply reply = call.reply;
+    try {
+      reply.writer.writeTo(out);
+      if (!out.started()) {
+        call.reply = reply.withBody(out.unsent());
+        return;
+      }
+      out.finish();
+      call.bodyComplete = true;
+    } catch (HttpBodyStream.ClientGoneException gone) {
+      // closed by the client, or disconnected for its limits (the output guard logged and counted it)
+    } catch (IOException | RuntimeException e) {
+      if (!out.started()) {
+        call.reply = replyFor(e instanceof RuntimeException r ? r : new IllegalStateException(e));
+        return;
+      }
+      LOG.warn("HTTP response to {} failed after it began, closing the connection: {}", client.get(), e.toString());
+    }
+    call.bodySent = true;
+  }
+
+  /** The status line and headers of the streamed reply of {@code call}, sent before its body. */
+  HttpResponse head(Call call, boolean keepAlive) {
+    HttpReply reply = call.reply;
+    HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, reply.status, reply.headers);
+    addCommonHeaders(response, call.request, reply, keepAlive);
+    return response;
+  }
+
+  /** Counts a call whose reply was streamed: {@link Call#bodySent}. */
+  void recordStreamed(Call call) {
+    recorder.record(call.command, call.bodyComplete, System.nanoTime() - call.arrivalNanos);
+  }
+
   static HttpReply replyFor(RuntimeException e) {
     if (e instanceof HttpProblem p) {
       return HttpReply.problem(p);
@@ -199,9 +256,13 @@ final class HttpService {
     return response;
   }
 
-  void addCommonHeaders(FullHttpResponse response, FullHttpRequest request, HttpReply reply, boolean keepAlive) {
+  void addCommonHeaders(HttpResponse response, FullHttpRequest request, HttpReply reply, boolean keepAlive) {
     var h = response.headers();
-    if (reply.status.code() != 304 && reply.status.code() != 204) {
+    if (reply.writer != null) {
+      if (request == null || chunked(request)) {
+        h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      }
+    } else if (reply.status.code() != 304 && reply.status.code() != 204) {
       h.set(HttpHeaderNames.CONTENT_LENGTH, reply.body.length);
     }
     h.set("X-Content-Type-Options", "nosniff");

@@ -147,6 +147,17 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     return r + (out == null ? 0 : out.totalPendingWriteBytes());
   }
 
+  /**
+   * Writes flushed towards the socket and not yet written (Netty's flushed messages; the replies of
+   * the current loop turn, not yet flushed, are not among them): CLIENT LIST's {@code oll}. A
+   * snapshot, read from any thread.
+   */
+  public int queuedWrites() {
+    ChannelHandlerContext c = ctx;
+    ChannelOutboundBuffer out = closed || c == null ? null : c.channel().unsafe().outboundBuffer();
+    return out == null ? 0 : out.size();
+  }
+
   boolean disconnecting() {
     return disconnecting;
   }

@@ -226,14 +226,22 @@ final class RespConnectionCommands {
     }
   }
 
-  /** One CLIENT LIST line. */
+  /**
+   * One CLIENT LIST line, its fields in Redis 7's order (those without a meaning here left out).
+   * Output buffer: {@code obl} is 0 (no fixed reply buffer: every reply is queued), {@code oll} the
+   * replies flushed towards the socket and not yet written, {@code omem} the bytes the output guard counts for the client
+   * (queued plus reserved by a reply being built); {@code tot-mem} adds the bytes held for its
+   * incomplete request.
+   */
   String describe(RespSession c) {
     long now = System.currentTimeMillis();
     QueuedTransaction tx = c.transaction();
+    long omem = c.outputBytes();
     return "id=" + c.id() + " addr=" + c.addr() + " laddr=" + c.laddr() + " fd=-1 name=" + orEmpty(c.name())
         + " age=" + (now - c.createdMillis()) / 1000 + " idle=" + (now - c.lastActiveMillis()) / 1000
         + " flags=" + (tx == null ? "N" : "x") + " db=" + Math.max(c.dbIndex(), 0) + " sub=0 psub=0 ssub=0"
-        + " multi=" + (tx == null ? -1 : tx.size()) + " cmd=" + c.lastCommand()
+        + " multi=" + (tx == null ? -1 : tx.size()) + " obl=0 oll=" + c.queuedReplies() + " omem=" + omem
+        + " tot-mem=" + (omem + c.requestBytes()) + " cmd=" + c.lastCommand()
         + " user=default resp=" + c.protocolVersion() + " lib-name=" + orEmpty(c.libName())
         + " lib-ver=" + orEmpty(c.libVer()) + " kv-table=" + c.database() + "/" + c.tableName();
   }

@@ -118,6 +118,15 @@ public final class RespDecoder extends ByteToMessageDecoder {
     return state;
   }
 
+  /**
+   * Bytes held for the incomplete request, as accounted against the budget, read from another
+   * thread (CLIENT LIST): a snapshot without synchronization, so the decoder's path pays nothing
+   * for it; it may be a moment old.
+   */
+  long heldSnapshot() {
+    return held;
+  }
+
   /** Bytes the decoder holds outside the input buffer (arguments so far, a streaming bulk), for tests. */
   long heldBytes() {
     long n = streamed == null ? 0 : streamed.length;

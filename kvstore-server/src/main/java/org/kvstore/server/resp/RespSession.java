@@ -6,6 +6,7 @@ import org.kvstore.Table;
 import org.kvstore.server.command.Keyspace;
 import org.kvstore.server.command.TransactionView;
 import org.kvstore.server.command.WatchedKeys;
+import org.kvstore.server.output.OutputGuard;
 import org.kvstore.server.output.ReplyBudget;
 
 /**
@@ -47,6 +48,9 @@ public final class RespSession {
   private boolean closeRequested;
   /** What the connection may still buffer of its replies; set once, before its first request. */
   private volatile ReplyBudget replyBudget = ReplyBudget.UNLIMITED;
+  /** The connection's output guard and request decoder, for CLIENT LIST; null without a channel. */
+  private volatile OutputGuard output;
+  private volatile RespDecoder decoder;
   /** Sends a large reply of known length while it is built; null when the connection has none. */
   private volatile ReplyStreamer streamer;
 
@@ -64,9 +68,32 @@ public final class RespSession {
     return String.valueOf(a);
   }
 
-  /** Sets the budget large replies are built against (the connection's output guard). */
-  public void replyBudget(ReplyBudget budget) {
-    replyBudget = budget;
+  /**
+   * Sets the connection's output guard, which large replies are built against, and its decoder:
+   * CLIENT LIST reports the bytes they hold.
+   */
+  public void buffers(OutputGuard guard, RespDecoder requests) {
+    output = guard;
+    decoder = requests;
+    replyBudget = guard;
+  }
+
+  /** Bytes of replies held for the client: CLIENT LIST's {@code omem}. */
+  long outputBytes() {
+    OutputGuard g = output;
+    return g == null ? 0 : g.buffered();
+  }
+
+  /** Replies queued for its socket: CLIENT LIST's {@code oll}. */
+  int queuedReplies() {
+    OutputGuard g = output;
+    return g == null ? 0 : g.queuedWrites();
+  }
+
+  /** Bytes held for the client's incomplete request, outside the input buffer. */
+  long requestBytes() {
+    RespDecoder d = decoder;
+    return d == null ? 0 : d.heldSnapshot();
   }
 
   ReplyBudget replyBudget() {

@@ -3,6 +3,9 @@ package org.kvstore.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -10,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -125,6 +129,86 @@ class RangeAndBatchRoutesTest {
     assertThat(items.get(1).get("found").asBoolean()).isFalse();
     assertThat(items.get(2).get("value_b64").asText()).isEqualTo(b64);
     assertThat(items.get(0).get("version").asLong()).isPositive();
+  }
+
+  @Test
+  void multiGet_smallResponse_hasContentLength() {
+    HttpResponse<byte[]> r = http.postJson(T + "/keys:get", "{\"keys\":[\"q\",\"missing\"]}");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("content-length")).hasValue(Integer.toString(r.body().length));
+    assertThat(r.headers().firstValue("transfer-encoding")).isEmpty();
+  }
+
+  @Test
+  void multiGet_largeResponse_isChunkedAndTheSameDocument() throws Exception {
+    // 20 values of 40 KiB, each asked for 5 times, and a missing key: a 5.5 MB document.
+    String body = bigMultiGet();
+    byte[] expected = expectedMultiGet(body);
+    HttpResponse<byte[]> r = http.postJson(T + "/keys:get", body);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("content-length")).isEmpty();
+    assertThat(r.headers().firstValue("transfer-encoding")).hasValue("chunked");
+    assertThat(r.headers().firstValue("content-type")).hasValue("application/json; charset=utf-8");
+    assertThat(r.body()).isEqualTo(expected);
+    // the connection stays usable
+    assertThat(http.postJson(T + "/keys:get", "{\"keys\":[\"q\"]}").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void multiGet_largeResponseToHttp10_endsWithTheConnection() throws Exception {
+    String body = bigMultiGet();
+    byte[] expected = expectedMultiGet(body);
+    byte[] json = body.getBytes(StandardCharsets.UTF_8);
+    try (Socket s = new Socket("127.0.0.1", server.httpPort())) {
+      s.setSoTimeout(20_000);
+      s.getOutputStream().write(("POST " + T + "/keys:get HTTP/1.0\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write(json);
+      s.getOutputStream().flush();
+      byte[] all = s.getInputStream().readAllBytes();
+      int end = indexOf(all, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String head = new String(all, 0, end, StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
+      assertThat(head).startsWith("http/1.1 200 ").contains("connection: close")
+          .doesNotContain("chunked").doesNotContain("content-length");
+      assertThat(Arrays.copyOfRange(all, end + 4, all.length)).isEqualTo(expected);
+    }
+  }
+
+  /** A multi-get of 20 values of 40 KiB (written here), each asked for 5 times, and a missing key. */
+  private static String bigMultiGet() {
+    StringBuilder keys = new StringBuilder("{\"keys\":[");
+    for (int i = 0; i < 20; i++) {
+      byte[] v = new byte[40 * 1024];
+      new Random(i).nextBytes(v);
+      assertThat(http.send("PUT", T + "/keys/big" + i, v).statusCode()).isIn(201, 204);
+    }
+    for (int n = 0; n < 5; n++) {
+      for (int i = 0; i < 20; i++) {
+        keys.append("\"big").append(i).append("\",");
+      }
+    }
+    return keys.append("\"missing\"]}").toString();
+  }
+
+  /** The document of a multi-get, made of the items of one small multi-get per key. */
+  private static byte[] expectedMultiGet(String body) throws Exception {
+    ObjectNode doc = HttpTestClient.JSON.createObjectNode();
+    ArrayNode items = doc.putArray("items");
+    for (JsonNode key : HttpTestClient.JSON.readTree(body).get("keys")) {
+      HttpResponse<byte[]> one = http.postJson(T + "/keys:get", "{\"keys\":[\"" + key.asText() + "\"]}");
+      assertThat(one.headers().firstValue("content-length")).isPresent();
+      items.add(HttpTestClient.json(one).get("items").get(0));
+    }
+    return (HttpTestClient.JSON.writeValueAsString(doc) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static int indexOf(byte[] b, byte[] what) {
+    for (int i = 0; i + what.length <= b.length; i++) {
+      if (Arrays.equals(b, i, i + what.length, what, 0, what.length)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no " + new String(what, StandardCharsets.US_ASCII) + " in the response");
   }
 
   @Test
