@@ -86,6 +86,33 @@ class OutputGuardTest {
   }
 
   @Test
+  void overTheTotal_summedOnlyOnceOneClientHoldsItsShare() {
+    OutputLimits limits = new OutputLimits(0, 0, 0, 1 << 20); // share: min(64 KiB, total / 16) = 64 KiB
+    java.util.List<EmbeddedChannel> channels = new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      EmbeddedChannel ch = new EmbeddedChannel(limits.newGuard("RESP", () -> "many"));
+      ch.write(bytes(60 << 10));
+      channels.add(ch);
+    }
+    // 1.2 MB in all, over the 1 MiB total, but no write left a client at its 64 KiB share: not summed.
+    assertThat(limits.totalBuffered()).isGreaterThan(1L << 20);
+    assertThat(channels).allMatch(EmbeddedChannel::isOpen);
+    assertThat(limits.disconnections()).isZero();
+    EmbeddedChannel last = channels.get(19);
+    last.write(bytes(10 << 10)); // 70 KiB: this write sums, and the largest client goes
+    for (EmbeddedChannel ch : channels) {
+      ch.runPendingTasks();
+    }
+    assertThat(last.isOpen()).as("the client holding 70 KiB, the largest").isFalse();
+    // The other 19 hold 1,140 KiB: two more of them go (1,020 KiB fits).
+    assertThat(limits.disconnections()).isEqualTo(3);
+    assertThat(limits.totalBuffered()).isLessThanOrEqualTo(1L << 20);
+    for (EmbeddedChannel ch : channels) {
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  @Test
   void tryReserve_overTheHardLimit_failsAndCloses_andReleasesGiveBack() {
     OutputLimits limits = new OutputLimits(1000, 0, 0, 0);
     OutputGuard guard = limits.newGuard("RESP", () -> "test");
