@@ -364,8 +364,8 @@ public final class BufferPool {
     int written = 0;
     for (int i = 0; i < n; i++) {
       Frame f = frames[i];
-      if (!f.dirty || !f.tryPin()) {
-        continue; // a frame being evicted is clean (dirty evictions wait for the gate)
+      if (!pinIfDirty(f)) {
+        continue;
       }
       try {
         long id = f.pageId;
@@ -384,6 +384,25 @@ public final class BufferPool {
       }
     }
     return written;
+  }
+
+  /**
+   * Pins {@code f} if it is dirty; false once it is clean. A dirty frame that cannot be pinned is
+   * locked out by an eviction that found the write gate closed and is about to give it back: skipping
+   * it would leave its page out of the checkpoint, so this waits for it.
+   */
+  private static boolean pinIfDirty(Frame f) {
+    for (int spins = 0; f.dirty; spins++) {
+      if (f.tryPin()) {
+        return true;
+      }
+      if (spins > 100) {
+        Thread.yield();
+      } else {
+        Thread.onSpinWait();
+      }
+    }
+    return false;
   }
 
   /** Statistics at one moment. */
