@@ -1,7 +1,9 @@
 package org.kvstore.bplus;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,12 +32,21 @@ import org.slf4j.LoggerFactory;
  * <p>Errors: a failed mutation or checkpoint is latched (the tree may be half changed, or a sync
  * may have failed): later writes and checkpoints fail with it, reads keep working, and reopening
  * the store recovers from the last checkpoint plus the WAL. A checkpoint that failed for lack of
- * disk space is not latched ({@link PageFileCheckpointer}): the store retries it. A mutation that
- * fails for lack of space (a dirty page evicted to a new slot when the file cannot grow) is, as the
- * tree may be half changed; a buffer pool that holds the dirty pages between checkpoints avoids it.
+ * disk space is not latched ({@link PageFileCheckpointer}): the store retries it.
+ *
+ * <p>A full disk never fails a mutation half way (docs/decisions/0031-bplus-spare-slots.md): before
+ * each put or remove changes the tree, the page file is given spare slots for every page the
+ * buffer pool may have to write back meanwhile ({@link BufferPool#reserve}). When that fails for
+ * lack of space, nothing changed: the mutation, and the rest of its batch, wait in {@code
+ * unapplied}, and the write fails with an ENOSPC {@link IOException}. The core then tells the
+ * client the outcome is unknown (the write is logged), refuses new writes, and retries through
+ * {@link #retryAfterNoSpace}, which applies the waiting mutations in their order once the space is
+ * there. Until then, mutations that reach the table queue behind them (a later write of the same
+ * key must not overtake an earlier one), and a checkpoint is refused (it would persist an LSN above
+ * them).
  *
  * <p>Thread safety: thread-safe. Mutations hold the {@link CheckpointGate} shared; readers take
- * only page latches.
+ * only page latches. {@code unappliedLock} is taken before the gate, never while holding it.
  */
 public final class BPlusTable implements EngineTable {
   private static final Logger LOG = LoggerFactory.getLogger(BPlusTable.class);
@@ -51,6 +62,27 @@ public final class BPlusTable implements EngineTable {
   private final PageFileCheckpointer checkpointer;
   private volatile Throwable failure;
   private volatile boolean closed;
+  private final Object unappliedLock = new Object();
+  /** Logged writes (or the rest of a batch) not applied for lack of space, oldest first. */
+  @GuardedBy("unappliedLock")
+  private final ArrayDeque<Unapplied> unapplied = new ArrayDeque<>();
+  /** Whether {@code unapplied} is not empty (read without the lock by every mutation). */
+  private volatile boolean waitingForSpace;
+  /** The ENOSPC failure that made the oldest waiting mutation wait. */
+  private volatile IOException spaceFailure;
+
+  /** A logged write waiting for space: its mutations from {@code next} on, at {@code lsn}. */
+  private static final class Unapplied {
+    final List<Mutation> mutations;
+    final long lsn;
+    int next;
+
+    Unapplied(List<Mutation> mutations, int next, long lsn) {
+      this.mutations = mutations;
+      this.next = next;
+      this.lsn = lsn;
+    }
+  }
 
   private BPlusTable(
       EngineContext context, PageFile file, BufferPool pool, BPlusTree tree, CheckpointGate gate,
@@ -60,7 +92,8 @@ public final class BPlusTable implements EngineTable {
     this.pool = pool;
     this.tree = tree;
     this.gate = gate;
-    this.checkpointer = new PageFileCheckpointer(file, pool, tree, gate, context.appliedLsn(), meta);
+    this.checkpointer = new PageFileCheckpointer(
+        file, pool, tree, gate, context.appliedLsn(), this::unappliedError, meta);
   }
 
   /** Opens the table in {@code context.directory()}, creating its file when missing. */
@@ -106,7 +139,7 @@ public final class BPlusTable implements EngineTable {
       BufferPool pool = new BufferPool(pf, 8L * options.pageSizeBytes(), 1.0, gate);
       BPlusTree tree = BPlusTree.create(pool, clock);
       MetaPage none = new MetaPage(options.pageSizeBytes(), 0, 0, BPlusTree.ROOT_ID, 1, 0, 1, 0, 1);
-      new PageFileCheckpointer(pf, pool, tree, gate, () -> 0, none).checkpoint();
+      new PageFileCheckpointer(pf, pool, tree, gate, () -> 0, () -> null, none).checkpoint();
     }
     fs.rename(tmp, dir.resolve(FILE_NAME));
     fs.syncDirectory(dir);
@@ -129,48 +162,72 @@ public final class BPlusTable implements EngineTable {
 
   @Override
   public void put(byte[] key, byte[] value, long expiresAt, long lsn) throws IOException {
-    write(BPlusTree::put, key, value, expiresAt, lsn);
+    if (waitingForSpace && waitBehind(List.of(Mutation.put(key, value, expiresAt)), lsn)) {
+      throw waitingError();
+    }
+    IOException noSpace = applyOne(key, value, expiresAt, lsn);
+    if (noSpace != null) {
+      throw waitFor(noSpace, List.of(Mutation.put(key, value, expiresAt)), 0, lsn);
+    }
   }
 
   @Override
   public void remove(byte[] key, long lsn) throws IOException {
-    write((t, k, unused, unusedExpiry, unusedLsn) -> t.remove(k), key, null, 0, lsn);
+    if (waitingForSpace && waitBehind(List.of(Mutation.remove(key)), lsn)) {
+      throw waitingError();
+    }
+    IOException noSpace = applyOne(key, null, 0, lsn);
+    if (noSpace != null) {
+      throw waitFor(noSpace, List.of(Mutation.remove(key)), 0, lsn);
+    }
   }
 
   @Override
   public void apply(List<Mutation> batch, long lsn) throws IOException {
-    write(BPlusTable::applyBatch, batch, null, 0, lsn);
-  }
-
-  private static void applyBatch(
-      BPlusTree tree, List<Mutation> batch, Object unused, long unusedExpiry, long lsn)
-      throws IOException {
-    for (Mutation m : batch) {
-      if (m.isRemove()) {
-        tree.remove(m.key());
-      } else {
-        tree.put(m.key(), m.value(), m.expiresAt(), lsn);
+    if (waitingForSpace && waitBehind(batch, lsn)) {
+      throw waitingError();
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      Mutation m = batch.get(i);
+      IOException noSpace = applyOne(m.key(), m.value(), m.expiresAt(), lsn);
+      if (noSpace != null) {
+        throw waitFor(noSpace, batch, i, lsn);
       }
     }
   }
 
-  /** One change of the tree by {@link #write}. */
-  @FunctionalInterface
-  private interface TreeChange<A, B> {
-    void applyTo(BPlusTree tree, A a, B b, long expiresAt, long lsn) throws IOException;
-  }
-
   /**
-   * Makes {@code change} with {@code a}, {@code b}, {@code expiresAt} and {@code lsn} (the version
-   * of the entries it writes) inside the checkpoint gate, and latches its failure: the tree may be
-   * half changed, so later writes and checkpoints are refused. The changes are passed with their
-   * arguments rather than as capturing lambdas, so that a write allocates nothing for them.
+   * Puts ({@code value} not null) or removes {@code key} inside the checkpoint gate, after
+   * reserving spare slots for the pages it may dirty. Returns the ENOSPC failure of the
+   * reservation (nothing changed then), or null once applied. Any other failure is latched: the
+   * tree may be half changed, so later writes and checkpoints are refused.
    */
-  private <A, B> void write(TreeChange<A, B> change, A a, B b, long expiresAt, long lsn)
+  private IOException applyOne(byte[] key, byte[] value, long expiresAt, long lsn)
       throws IOException {
     enterWrite();
     try {
-      change.applyTo(tree, a, b, expiresAt, lsn);
+      int pages = value == null
+          ? BPlusTree.PAGES_DIRTIED_BY_REMOVE
+          : tree.pagesDirtiedByPutAtMost(key.length, value.length);
+      try {
+        pool.reserve(pages);
+      } catch (IOException e) {
+        if (NoSpace.causedBy(e)) {
+          return e;
+        }
+        failure = e;
+        throw e;
+      }
+      try {
+        if (value == null) {
+          tree.remove(key);
+        } else {
+          tree.put(key, value, expiresAt, lsn);
+        }
+      } finally {
+        pool.release(pages);
+      }
+      return null;
     } catch (IOException | RuntimeException | Error e) {
       failure = e;
       throw e;
@@ -188,6 +245,85 @@ public final class BPlusTable implements EngineTable {
     gate.enter();
   }
 
+  /**
+   * Queues {@code mutations} (logged at {@code lsn}) behind the writes waiting for space, if any
+   * are; returns whether it did.
+   */
+  private boolean waitBehind(List<Mutation> mutations, long lsn) {
+    synchronized (unappliedLock) {
+      if (unapplied.isEmpty()) {
+        return false;
+      }
+      unapplied.addLast(new Unapplied(List.copyOf(mutations), 0, lsn)); // the caller's list may be reused
+      return true;
+    }
+  }
+
+  /** Queues {@code mutations} from {@code next} on to wait for space; returns the write's error. */
+  private IOException waitFor(IOException noSpace, List<Mutation> mutations, int next, long lsn) {
+    synchronized (unappliedLock) {
+      if (unapplied.isEmpty()) {
+        spaceFailure = noSpace;
+      }
+      unapplied.addLast(new Unapplied(List.copyOf(mutations.subList(next, mutations.size())), 0, lsn));
+      waitingForSpace = true;
+    }
+    LOG.warn("{}: no disk space for the pages a write may change; it waits, and writes are applied"
+        + " again once space is freed: {}", context.tableName(), noSpace.toString());
+    return waitingError();
+  }
+
+  private IOException waitingError() {
+    IOException cause = spaceFailure;
+    return new IOException(
+        "a logged write waits for disk space to be applied (" + NoSpace.MESSAGE + ")", cause);
+  }
+
+  /** The error a checkpoint fails with while logged writes wait for space, or null. */
+  private IOException unappliedError() {
+    return waitingForSpace ? waitingError() : null;
+  }
+
+  /**
+   * Applies the writes waiting for space, oldest first; returns when none waits.
+   *
+   * @throws IOException when the space is still missing (those not applied keep waiting)
+   */
+  private void applyUnapplied() throws IOException {
+    if (!waitingForSpace) {
+      return;
+    }
+    synchronized (unappliedLock) {
+      while (!unapplied.isEmpty()) {
+        Unapplied u = unapplied.peekFirst();
+        while (u.next < u.mutations.size()) {
+          Mutation m = u.mutations.get(u.next);
+          IOException noSpace = applyOne(m.key(), m.value(), m.expiresAt(), u.lsn);
+          if (noSpace != null) {
+            spaceFailure = noSpace;
+            throw waitingError();
+          }
+          u.next++;
+        }
+        unapplied.pollFirst();
+      }
+      waitingForSpace = false;
+      spaceFailure = null;
+    }
+    LOG.info("{}: the writes that waited for disk space are applied", context.tableName());
+  }
+
+  /** Applies the writes that waited for space (the store retries until this returns). */
+  @Override
+  public void retryAfterNoSpace() throws IOException {
+    Throwable f = failure;
+    if (f != null) {
+      throw NoSpace.failedEarlier(
+          "table " + context.tableName() + " refuses writes after an earlier failure: " + f, f);
+    }
+    applyUnapplied();
+  }
+
   @Override
   public Cursor newCursor(byte[] fromInclusive, byte[] toExclusive) {
     return tree.newCursor(fromInclusive, toExclusive);
@@ -200,6 +336,7 @@ public final class BPlusTable implements EngineTable {
       throw NoSpace.failedEarlier(
           "table " + context.tableName() + " cannot checkpoint after an earlier failure: " + f, f);
     }
+    applyUnapplied();
     return checkpointer.checkpoint();
   }
 

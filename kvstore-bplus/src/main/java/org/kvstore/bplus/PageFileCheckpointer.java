@@ -3,6 +3,7 @@ package org.kvstore.bplus;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.kvstore.bplus.buffer.BufferPool;
 import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.page.MetaPage;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * from the OS cache) every later one fails, and reopening recovers. Except a checkpoint that failed
  * for lack of disk space in a write: it wrote only to free slots (the durable checkpoint is
  * untouched), the pages it could not write are still dirty in the pool, so it is not latched and a
- * later checkpoint retries it.
+ * later checkpoint retries it. A checkpoint is refused the same way while the table holds logged
+ * writes it could not apply yet for lack of space ({@code unapplied}): a state persisted at an LSN
+ * above them would lose them.
  *
  * <p>Thread safety: thread-safe; checkpoints run one at a time.
  */
@@ -33,6 +36,7 @@ final class PageFileCheckpointer {
   private final BPlusTree tree;
   private final CheckpointGate gate;
   private final LongSupplier appliedLsn;
+  private final Supplier<IOException> unapplied;
   private final Object checkpointLock = new Object();
   private volatile long checkpointSeq;
   private volatile long persistedLsn;
@@ -41,12 +45,13 @@ final class PageFileCheckpointer {
 
   PageFileCheckpointer(
       PageFile file, BufferPool pool, BPlusTree tree, CheckpointGate gate, LongSupplier appliedLsn,
-      MetaPage last) {
+      Supplier<IOException> unapplied, MetaPage last) {
     this.file = file;
     this.pool = pool;
     this.tree = tree;
     this.gate = gate;
     this.appliedLsn = appliedLsn;
+    this.unapplied = unapplied;
     this.checkpointSeq = last.checkpointSeq();
     this.persistedLsn = last.checkpointLsn();
   }
@@ -81,9 +86,30 @@ final class PageFileCheckpointer {
     }
   }
 
-  /** The most pages one checkpoint rewrites to move them down in the file. */
+  /**
+   * The most pages one checkpoint rewrites to move them down in the file: a quarter of the pool,
+   * and no more than the spare slots (so moving pages never grows the file, and leaves the pool
+   * no dirty pages without a spare slot if the checkpoint fails).
+   */
   private int relocationBudget() {
-    return Math.max(1, pool.capacity() / 4);
+    return Math.min(Math.max(1, pool.capacity() / 4), file.spareSlots() - pool.dirtyPages());
+  }
+
+  /**
+   * Cuts the file's free tail, keeping a spare slot for every dirty page. Writers are paused
+   * meanwhile: a change in flight counts on the spare slots it was promised.
+   */
+  @GuardedBy("checkpointLock")
+  private void truncateFreeTail() throws IOException {
+    if (!file.tailCuttable(pool.dirtyPages())) {
+      return;
+    }
+    gate.freeze();
+    try {
+      file.truncateFreeTail(pool.dirtyPages());
+    } finally {
+      gate.thaw();
+    }
   }
 
   @GuardedBy("checkpointLock")
@@ -95,12 +121,17 @@ final class PageFileCheckpointer {
     try {
       long lsn;
       long[] snapshot;
+      long[] ptSlots;
       int height;
       long entries;
       long nextChainId;
       gate.freeze();
       try {
         lsn = appliedLsn.getAsLong();
+        IOException pending = unapplied.get(); // read after the LSN: see the class comment
+        if (pending != null) {
+          throw pending;
+        }
         pool.writeBackAll();
         if (tree.collapseIfEmpty()) {
           pool.writeBackAll();
@@ -115,13 +146,14 @@ final class PageFileCheckpointer {
           return lsn; // nothing changed since the last checkpoint
         }
         snapshot = file.snapshotForCheckpoint();
+        ptSlots = file.allocatePageTable(snapshot); // spare slots are promised to no change now
         height = tree.height();
         entries = tree.entryCount();
         nextChainId = tree.nextChainId();
       } finally {
         gate.thaw();
       }
-      long[] ptSlots = file.writePageTable(snapshot);
+      file.writePageTable(snapshot, ptSlots);
       MetaPage meta =
           new MetaPage(
               file.pageSize(), checkpointSeq + 1, lsn, BPlusTree.ROOT_ID, height, entries,
@@ -131,7 +163,7 @@ final class PageFileCheckpointer {
       persistedLsn = lsn;
       file.checkpointDone(snapshot, ptSlots);
       try {
-        file.truncateFreeTail();
+        truncateFreeTail();
       } catch (IOException e) {
         // The checkpoint is durable and the longer file is valid: a later checkpoint retries.
         LOG.warn("could not cut the free tail of {}: {}", file.path(), e.toString());

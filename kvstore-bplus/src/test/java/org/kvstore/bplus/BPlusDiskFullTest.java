@@ -7,8 +7,9 @@ import org.kvstore.testkit.DiskFullContract;
 
 /**
  * The kit's full-disk rounds on small pages, with a buffer pool that holds the dirty pages between
- * checkpoints: the space then runs out in checkpoints and log appends. (An eviction that cannot
- * write its page fails the tree change for good; see {@link BPlusTable}.)
+ * checkpoints: the space then runs out in checkpoints, log appends and the page file's spare-slot
+ * reservations ({@link BPlusTable}). {@link BPlusEvictionDiskFullContractTest} runs them on a pool
+ * that evicts.
  */
 class BPlusDiskFullTest extends DiskFullContract {
   @Override

@@ -6,9 +6,11 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 import org.kvstore.bplus.page.PageFormat;
 
 /**
@@ -53,6 +55,8 @@ public final class BufferPool {
   @GuardedBy("clockLock")
   private final ArrayDeque<Frame> freeFrames = new ArrayDeque<>();
 
+  private final AtomicInteger dirtyFrames = new AtomicInteger();
+  private final IntSupplier dirtyCount = dirtyFrames::get;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongAdder evictions = new LongAdder();
@@ -87,6 +91,28 @@ public final class BufferPool {
 
   public PageFile file() {
     return file;
+  }
+
+  /** The frames whose page changed since it was last written (or read). */
+  public int dirtyPages() {
+    return dirtyFrames.get();
+  }
+
+  /**
+   * Before a tree change that may dirty up to {@code pages} pages: makes sure that writing back
+   * every dirty page, this change's included, needs no new disk space ({@link PageFile#reserve}).
+   * The change calls {@link #release} with the same count when it ends. REQUIRES: the write gate
+   * held shared.
+   *
+   * @throws IOException when the file cannot be given the spare slots (ENOSPC); nothing changed
+   */
+  public void reserve(int pages) throws IOException {
+    file.reserve(pages, dirtyCount);
+  }
+
+  /** Ends a {@link #reserve}. */
+  public void release(int pages) {
+    file.release(pages);
   }
 
   /**
@@ -181,14 +207,14 @@ public final class BufferPool {
         // goes back to the CLOCK as an empty frame; the waiters see the page id change and retry.
         byPage.remove(key, nf);
         nf.pageId = 0;
-        nf.dirty = false;
+        nf.markClean();
         nf.referenced = false;
         nf.loading = false;
         nf.latch.unlockWrite(ws);
         nf.unpin();
         throw e;
       }
-      nf.dirty = false;
+      nf.markClean();
       nf.referenced = true;
       nf.loading = false;
       nf.latch.unlockWrite(ws);
@@ -208,14 +234,14 @@ public final class BufferPool {
           return free;
         }
         if (allocated < softLimit) {
-          Frame f = new Frame(allocated, pageSize);
+          Frame f = new Frame(allocated, pageSize, dirtyFrames);
           frames[allocated++] = f;
           f.pinOnceForCaller();
           return f;
         }
         victim = pickVictimLocked();
         if (victim == null && allocated < capacity) {
-          Frame f = new Frame(allocated, pageSize);
+          Frame f = new Frame(allocated, pageSize, dirtyFrames);
           frames[allocated++] = f;
           f.pinOnceForCaller();
           return f;
@@ -275,7 +301,7 @@ public final class BufferPool {
       try {
         file.writePage(f.pageId, f.data);
         writeBacks.increment();
-        f.dirty = false;
+        f.markClean();
       } catch (IOException | RuntimeException e) {
         f.unlockOut();
         throw e;
@@ -303,7 +329,7 @@ public final class BufferPool {
     clockLock.lock();
     try {
       f.markFree(); // neither pinnable nor a CLOCK candidate while free-listed
-      f.dirty = false;
+      f.markClean();
       freeFrames.add(f);
     } finally {
       clockLock.unlock();
@@ -326,7 +352,7 @@ public final class BufferPool {
       long ws = f.latch.writeLock();
       try {
         Arrays.fill(f.data, 0, PageFormat.PAGE_HEADER_BYTES, (byte) 0);
-        f.dirty = false;
+        f.markClean();
       } finally {
         f.latch.unlockWrite(ws);
       }
@@ -364,8 +390,8 @@ public final class BufferPool {
     int written = 0;
     for (int i = 0; i < n; i++) {
       Frame f = frames[i];
-      if (!f.dirty || !f.tryPin()) {
-        continue; // a frame being evicted is clean (dirty evictions wait for the gate)
+      if (!pinIfDirty(f)) {
+        continue;
       }
       try {
         long id = f.pageId;
@@ -373,7 +399,7 @@ public final class BufferPool {
           long rs = f.latch.readLock();
           try {
             file.writePage(id, f.data);
-            f.dirty = false;
+            f.markClean();
             written++;
           } finally {
             f.latch.unlockRead(rs);
@@ -384,6 +410,25 @@ public final class BufferPool {
       }
     }
     return written;
+  }
+
+  /**
+   * Pins {@code f} if it is dirty; false once it is clean. A dirty frame that cannot be pinned is
+   * locked out by an eviction that found the write gate closed and is about to give it back: skipping
+   * it would leave its page out of the checkpoint, so this waits for it.
+   */
+  private static boolean pinIfDirty(Frame f) {
+    for (int spins = 0; f.dirty; spins++) {
+      if (f.tryPin()) {
+        return true;
+      }
+      if (spins > 100) {
+        Thread.yield();
+      } else {
+        Thread.onSpinWait();
+      }
+    }
+    return false;
   }
 
   /** Statistics at one moment. */

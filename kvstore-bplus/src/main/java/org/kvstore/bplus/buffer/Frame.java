@@ -1,5 +1,6 @@
 package org.kvstore.bplus.buffer;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.StampedLock;
 import org.kvstore.spi.RefCount;
 
@@ -27,6 +28,8 @@ import org.kvstore.spi.RefCount;
 public final class Frame {
   final int index;
   final byte[] data;
+  /** The pool's count of dirty frames, kept by {@link #markDirty} and {@link #markClean}. */
+  private final AtomicInteger dirtyFrames;
   private final RefCount refs = new RefCount(1);
   final StampedLock latch = new StampedLock();
   volatile long pageId;
@@ -36,8 +39,32 @@ public final class Frame {
   volatile boolean loading;
 
   Frame(int index, int pageSize) {
+    this(index, pageSize, new AtomicInteger());
+  }
+
+  Frame(int index, int pageSize, AtomicInteger dirtyFrames) {
     this.index = index;
     this.data = new byte[pageSize];
+    this.dirtyFrames = dirtyFrames;
+  }
+
+  /**
+   * Marks the page changed. REQUIRES: the exclusive latch, or the frame locked out or not shared:
+   * changes of {@code dirty} never race, so the pool's count stays exact.
+   */
+  void markDirty() {
+    if (!dirty) {
+      dirty = true;
+      dirtyFrames.incrementAndGet();
+    }
+  }
+
+  /** Marks the page clean (written back, discarded or unmapped). REQUIRES: as {@link #markDirty}. */
+  void markClean() {
+    if (dirty) {
+      dirty = false;
+      dirtyFrames.decrementAndGet();
+    }
   }
 
   /** Pins the frame unless it is being evicted. */

@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import org.kvstore.CorruptionException;
 import org.kvstore.bplus.page.MetaPage;
 import org.kvstore.bplus.page.PageFormat;
@@ -27,8 +29,19 @@ import org.kvstore.io.StorageFile;
  * rewritten at a checkpoint move towards the file's start, and once a checkpoint is durable the
  * free tail of the file is cut ({@link #truncateFreeTail}).
  *
+ * <p>Spare slots (docs/decisions/0031-bplus-spare-slots.md). A slot is <em>written</em> when this
+ * process wrote it (or it lay inside the file when opened): writing it again needs no new disk
+ * blocks. A free written slot is <em>spare</em>, and {@link #allocateSlotLocked} hands out spare
+ * slots first. Before a tree change, {@link #reserve} makes sure there are at least as many spare
+ * slots as dirty pages in the buffer pool plus the pages every change in flight may still dirty,
+ * writing zero pages into free slots (at the end of the file, usually) when there are not: that is
+ * where a full disk is noticed, before the change touched anything. Every write-back during the
+ * change then lands in a spare slot or in place, so a tree change never fails half way for lack
+ * of space.
+ *
  * <p>Thread safety: thread-safe. The maps are guarded by {@code this}; I/O runs outside the lock,
- * except the rare truncation of the file's free tail, which must not race with handing out a slot.
+ * except the rare truncation of the file's free tail and the writing of zero pages into spare
+ * slots, which must not race with handing out a slot.
  * Writes of one logical page never race: the buffer pool writes a frame back only while no other
  * thread can pin it, and the checkpointer only while writers are paused.
  */
@@ -61,6 +74,22 @@ public final class PageFile implements AutoCloseable {
   private int allocHint = PageFormat.META_SLOTS;
   @GuardedBy("this")
   private long changes;
+  /** Slots that hold disk blocks (see the class comment). */
+  @GuardedBy("this")
+  private final BitSet written = new BitSet();
+  /** Written slots that are free: {@code written} and not {@code used}. */
+  @GuardedBy("this")
+  private final BitSet spare = new BitSet();
+  /** The number of {@code spare} slots; written under the monitor, read without it. */
+  private volatile int spareCount;
+  /** No spare slot lies below it. */
+  @GuardedBy("this")
+  private int spareHint = PageFormat.META_SLOTS;
+  /** Pages the tree changes in flight may still dirty ({@link #reserve}). */
+  private final AtomicLong promised = new AtomicLong();
+  /** Zeros for {@link #fillSpareLocked}, allocated on first use. */
+  @GuardedBy("this")
+  private byte[] zeros;
 
   private PageFile(StorageFile file, int pageSize) {
     this.file = file;
@@ -91,6 +120,9 @@ public final class PageFile implements AutoCloseable {
     MetaPage meta = pf.readNewestMeta();
     synchronized (pf) { // not yet shared, so uncontended: held to write the guarded fields as elsewhere
       pf.fileSlots = Math.max(PageFormat.META_SLOTS, (file.size() + pageSize - 1) / pageSize);
+      // Slots inside the file are taken as written: only a failed write past the end of the file
+      // can leave a hole, and filling one without new blocks is not guaranteed then.
+      pf.written.set(0, (int) Math.min(Integer.MAX_VALUE - 8, file.size() / pageSize));
       long n = meta.logicalPages();
       if (n < 1 || n > Integer.MAX_VALUE - 8) {
         throw new CorruptionException(file.path(), meta.slot() * pageSize, "meta page: bad page count " + n);
@@ -214,6 +246,7 @@ public final class PageFile implements AutoCloseable {
   public void writePage(long id, byte[] src) throws IOException {
     long slot;
     long previous;
+    boolean wasWritten;
     synchronized (this) {
       previous = table[(int) id];
       slot = previous;
@@ -225,6 +258,7 @@ public final class PageFile implements AutoCloseable {
       // frame stays mapped (pinned or being evicted) until this write returns.
       table[(int) id] = slot;
       changes++;
+      wasWritten = written.get((int) slot);
     }
     PageFormat.seal(src);
     try {
@@ -235,11 +269,110 @@ public final class PageFile implements AutoCloseable {
       }
       throw e;
     }
+    if (!wasWritten) {
+      markWritten(slot);
+    }
+  }
+
+  /** Records that {@code slot}, a used slot, holds disk blocks now. */
+  private synchronized void markWritten(long slot) {
+    written.set((int) slot);
+  }
+
+  /**
+   * Promises {@code pages} spare slots to a tree change about to start: makes sure the file has at
+   * least as many spare slots as {@code dirtyPages} (dirty frames, each of which may need one
+   * when written back) plus every promise in flight, this one included, writing zero pages into
+   * free slots when it has not. The change calls {@link #release} with the same count when it
+   * ends. REQUIRES: the caller holds the write gate shared, so no checkpoint's freeze (which takes
+   * spare slots for its own writes) runs until the change ends.
+   *
+   * @throws IOException when the zero pages cannot be written (ENOSPC: see {@link NoSpace}); the
+   *     promise is not made then
+   */
+  public void reserve(int pages, IntSupplier dirtyPages) throws IOException {
+    long want = promised.addAndGet(pages);
+    // Promise first, then count: a concurrent reserve that counted before this promise sees
+    // fewer spare slots once they are taken, never more.
+    if (spareCount >= dirtyPages.getAsInt() + want) {
+      return;
+    }
+    try {
+      fillSpare(dirtyPages);
+    } catch (IOException | RuntimeException e) {
+      promised.addAndGet(-pages);
+      throw e;
+    }
+  }
+
+  /** Ends the promise of {@link #reserve}. */
+  public void release(int pages) {
+    promised.addAndGet(-pages);
+  }
+
+  /** The number of spare slots (written and free). */
+  public int spareSlots() {
+    return spareCount;
+  }
+
+  /** The most zero pages one write of {@link #fillSpareLocked} writes. */
+  private static final int FILL_RUN_BYTES = 1 << 20;
+  /** Spare slots written beyond the shortfall when the file must grow, so it grows in steps. */
+  static final int FILL_AHEAD_SLOTS = 16;
+
+  private synchronized void fillSpare(IntSupplier dirtyPages) throws IOException {
+    long need = dirtyPages.getAsInt() + promised.get() - spareCount;
+    if (need <= 0) {
+      return;
+    }
+    fillSpareLocked(need);
+    try {
+      fillSpareLocked(FILL_AHEAD_SLOTS);
+    } catch (IOException e) {
+      // The shortfall is covered; the slots written ahead are only there to grow in steps.
+    }
+  }
+
+  /** Writes zero pages into {@code count} free slots that are not written yet, lowest first. */
+  @GuardedBy("this")
+  private void fillSpareLocked(long count) throws IOException {
+    assert Thread.holdsLock(this);
+    BitSet taken = (BitSet) used.clone();
+    taken.or(written);
+    int runMax = Math.max(1, FILL_RUN_BYTES / pageSize);
+    if (zeros == null) {
+      zeros = new byte[runMax * pageSize];
+    }
+    long left = count;
+    int s = taken.nextClearBit(PageFormat.META_SLOTS);
+    while (left > 0) {
+      int next = taken.nextSetBit(s);
+      int end = (int) Math.min(Math.min(next < 0 ? Integer.MAX_VALUE : next, (long) s + runMax), s + left);
+      file.writeFully(ByteBuffer.wrap(zeros, 0, (end - s) * pageSize), (long) s * pageSize);
+      written.set(s, end);
+      spare.set(s, end);
+      spareCount += end - s;
+      spareHint = Math.min(spareHint, s);
+      if (end > fileSlots) {
+        fileSlots = end;
+      }
+      left -= end - s;
+      s = taken.nextClearBit(end);
+    }
   }
 
   @GuardedBy("this")
   private long allocateSlotLocked() {
     assert Thread.holdsLock(this);
+    if (spareCount > 0) {
+      int s = spare.nextSetBit(spareHint);
+      assert s >= 0 : "spare count " + spareCount + " but no spare slot at or above " + spareHint;
+      spare.clear(s);
+      spareCount--;
+      spareHint = s + 1;
+      used.set(s);
+      return s;
+    }
     int s = used.nextClearBit(allocHint);
     used.set(s);
     allocHint = s + 1;
@@ -268,6 +401,11 @@ public final class PageFile implements AutoCloseable {
     if (slot != 0 && !protectedSlots.get((int) slot)) {
       used.clear((int) slot);
       allocHint = Math.min(allocHint, (int) slot);
+      if (written.get((int) slot)) {
+        spare.set((int) slot);
+        spareCount++;
+        spareHint = Math.min(spareHint, (int) slot);
+      }
     }
     table[(int) id] = 0;
     pushFreeIdLocked(id);
@@ -349,26 +487,34 @@ public final class PageFile implements AutoCloseable {
     logicalPages = n;
   }
 
-  /** Step 3: writes the page table {@code snap} into fresh slots; returns them (head first). */
-  public long[] writePageTable(long[] snap) throws IOException {
+  /**
+   * Step 2's end: takes and protects the fresh slots of the page table {@code snap} (head first).
+   * REQUIRES: writers paused, so that the spare slots it may take are promised to no change.
+   */
+  public synchronized long[] allocatePageTable(long[] snap) {
     int per = PageTablePage.capacity(pageSize);
     int entries = snap.length - 1;
     int pages = (entries + per - 1) / per;
     long[] slots = new long[pages];
-    synchronized (this) {
-      for (int i = 0; i < pages; i++) {
-        slots[i] = allocateSlotLocked();
-        protectedSlots.set((int) slots[i]);
-      }
+    for (int i = 0; i < pages; i++) {
+      slots[i] = allocateSlotLocked();
+      protectedSlots.set((int) slots[i]);
     }
+    return slots;
+  }
+
+  /** Step 3: writes the page table {@code snap} into {@code slots} ({@link #allocatePageTable}). */
+  public void writePageTable(long[] snap, long[] slots) throws IOException {
+    int per = PageTablePage.capacity(pageSize);
+    int pages = slots.length;
     byte[] buf = new byte[pageSize];
     for (int i = 0; i < pages; i++) {
       long first = 1 + (long) i * per;
       int count = (int) Math.min(per, snap.length - first);
       PageTablePage.encode(buf, slots[i], i + 1 < pages ? slots[i + 1] : 0, first, snap, count);
       file.writeFully(ByteBuffer.wrap(buf), slots[i] * pageSize);
+      markWritten(slots[i]);
     }
-    return slots;
   }
 
   /** Steps 4 and 5: fsync, write the meta page, fsync. The checkpoint is durable on return. */
@@ -406,14 +552,41 @@ public final class PageFile implements AutoCloseable {
   static final int MIN_TRUNCATE_SLOTS = 16;
 
   /**
+   * Whether {@link #truncateFreeTail} would cut something with {@code keepSpare} spare slots kept
+   * (a quick check before pausing writers for it).
+   */
+  public synchronized boolean tailCuttable(int keepSpare) throws IOException {
+    long sizeSlots = (file.size() + pageSize - 1) / pageSize;
+    return sizeSlots - keepLocked(keepSpare) >= MIN_TRUNCATE_SLOTS;
+  }
+
+  /** The slot the file may be cut at: past the highest used slot and {@code keepSpare} spare ones. */
+  @GuardedBy("this")
+  private long keepLocked(int keepSpare) {
+    assert Thread.holdsLock(this);
+    int keep = Math.max(PageFormat.META_SLOTS, used.length());
+    long need = keepSpare + promised.get() - spare.get(0, keep).cardinality();
+    for (int s = keep; need > 0; need--) {
+      s = spare.nextSetBit(s);
+      if (s < 0) {
+        break;
+      }
+      keep = ++s;
+    }
+    return keep;
+  }
+
+  /**
    * After step 6: cuts the file after its highest used slot when at least {@link
-   * #MIN_TRUNCATE_SLOTS} free slots follow it. Runs under the monitor, so no slot above can be
+   * #MIN_TRUNCATE_SLOTS} free slots follow it, keeping {@code keepSpare} spare slots (the dirty
+   * pages of the buffer pool may need them). Runs under the monitor, so no slot above can be
    * handed out meanwhile (writes in flight go to used slots, which stay). A crash before or during
    * the truncation leaves a longer file, which opens the same: no checkpoint names a slot above.
-   * REQUIRES: no checkpoint or backup runs meanwhile.
+   * REQUIRES: no checkpoint or backup runs meanwhile, and writers paused (a change in flight may
+   * count on the spare slots it promised itself).
    */
-  public synchronized void truncateFreeTail() throws IOException {
-    long keep = Math.max(PageFormat.META_SLOTS, used.length());
+  public synchronized void truncateFreeTail(int keepSpare) throws IOException {
+    long keep = keepLocked(keepSpare);
     long size = file.size();
     long sizeSlots = (size + pageSize - 1) / pageSize;
     if (sizeSlots - keep < MIN_TRUNCATE_SLOTS) {
@@ -421,6 +594,9 @@ public final class PageFile implements AutoCloseable {
     }
     file.truncate(keep * pageSize);
     fileSlots = keep;
+    written.clear((int) keep, Integer.MAX_VALUE);
+    spare.clear((int) keep, Integer.MAX_VALUE);
+    spareCount = spare.cardinality();
   }
 
   /**
@@ -505,6 +681,11 @@ public final class PageFile implements AutoCloseable {
       }
     }
     allocHint = PageFormat.META_SLOTS;
+    spare.clear();
+    spare.or(written);
+    spare.andNot(used);
+    spareCount = spare.cardinality();
+    spareHint = PageFormat.META_SLOTS;
   }
 
   /** Syncs nothing: the file is synced by checkpoints only. Closes the file. */

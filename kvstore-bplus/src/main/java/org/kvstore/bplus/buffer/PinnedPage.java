@@ -69,7 +69,7 @@ public final class PinnedPage implements AutoCloseable {
   /** Records that the page changed. REQUIRES: the exclusive latch. */
   public void markDirty() {
     assert latched == EXCLUSIVE;
-    frame.dirty = true;
+    frame.markDirty();
   }
 
   /** Releases the latch and the pin. Idempotent. */

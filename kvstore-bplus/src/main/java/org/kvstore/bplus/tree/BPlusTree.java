@@ -15,6 +15,7 @@ import org.kvstore.bplus.buffer.PageFile;
 import org.kvstore.bplus.buffer.PinnedPage;
 import org.kvstore.bplus.page.BranchPage;
 import org.kvstore.bplus.page.LeafPage;
+import org.kvstore.bplus.page.OverflowPage;
 import org.kvstore.bplus.page.PageFormat;
 import org.kvstore.bplus.page.PageType;
 import org.kvstore.bplus.page.SlottedPage;
@@ -124,6 +125,45 @@ public final class BPlusTree {
     try (PinnedPage root = pool.fetch(ROOT_ID).latchShared()) {
       return SlottedPage.level(root.data()) + 1;
     }
+  }
+
+  /**
+   * The most pages a {@link #put} of a key and value of these lengths can dirty: the overflow
+   * chain of the value (and of the key when it is too long to store inline), the leaf, and on a
+   * split every node of the path plus one new page per level and two for the root; one level more
+   * in case another writer splits the root meanwhile. Pages it frees need no space.
+   */
+  public int pagesDirtiedByPutAtMost(int keyLength, int valueLength) throws IOException {
+    int chainPages = 0;
+    // 32 bytes cover the largest cell header and metadata (flags, lengths, expiry, version).
+    if (keyLength > maxInlineKey || (long) keyLength + valueLength + 32 > maxCell) {
+      chainPages = chainPages((long) keyLength + valueLength);
+    }
+    int separatorPages = keyLength > maxInlineKey ? chainPages(keyLength) : 0;
+    return chainPages + separatorPages + 2 * (heightAtMost() + 1) + 2;
+  }
+
+  /** The most pages a {@link #remove} can dirty: its leaf (freed overflow pages need no space). */
+  public static final int PAGES_DIRTIED_BY_REMOVE = 1;
+
+  private int chainPages(long bytes) {
+    int capacity = OverflowPage.capacity(pageSize);
+    return (int) Math.min(Integer.MAX_VALUE / 4, Math.max(1, (bytes + capacity - 1) / capacity));
+  }
+
+  /** {@link #height()}, read optimistically from the root's frame when it is resident. */
+  private int heightAtMost() throws IOException {
+    Frame f = pool.peek(ROOT_ID);
+    if (f != null) {
+      long stamp = f.tryOptimisticRead();
+      if (stamp != 0 && f.pageId() == ROOT_ID) {
+        int level = SlottedPage.level(f.data());
+        if (f.validate(stamp) && level >= 0 && level < 64) {
+          return level + 1;
+        }
+      }
+    }
+    return height();
   }
 
   BufferPool pool() {

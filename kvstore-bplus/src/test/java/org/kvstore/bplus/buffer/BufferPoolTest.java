@@ -68,6 +68,29 @@ class BufferPoolTest {
   }
 
   @Test
+  void writeBackAll_dirtyFrameLockedOutByAnEviction_waitsForItInsteadOfSkippingIt() throws Exception {
+    long id = newPage(7);
+    Frame f = pool.peek(id);
+    // An eviction took the frame as its victim and is about to give it back (the write gate was
+    // closed by the checkpoint that now writes every dirty page).
+    assertThat(f.tryLockOut()).isTrue();
+    CompletableFuture<Integer> written = CompletableFuture.supplyAsync(() -> {
+      try {
+        return pool.writeBackAll();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    Thread.sleep(100);
+    f.unlockOut();
+    assertThat(written.get(10, TimeUnit.SECONDS)).as("pages written back").isEqualTo(1);
+    assertThat(pool.stats().dirty()).isZero();
+    byte[] image = new byte[PAGE];
+    assertThat(file.readPage(id, image)).as("the page has a slot").isTrue();
+    assertThat(OverflowPage.chainId(image)).isEqualTo(7);
+  }
+
+  @Test
   void manyMorePagesThanFrames_evictWriteBackAndReadBack() throws IOException {
     List<Long> ids = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
