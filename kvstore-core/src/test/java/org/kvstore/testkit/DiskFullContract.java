@@ -68,8 +68,9 @@ public abstract class DiskFullContract {
     return new Properties();
   }
 
+  /** 100 rounds (RELIABILITY.md T8) in the default build; the long profiles' scale of 50 above that. */
   protected int rounds() {
-    return TestScale.current().scaled(50);
+    return Math.max(100, TestScale.current().scaled(50));
   }
 
   /**
