@@ -113,6 +113,24 @@ class SoakAnalysisTest {
   }
 
   @Test
+  void analyse_descriptorsSwingingAroundALevel_measuredFromTheLevelNotOneLowSample() {
+    // An LSM's open files: 120 +- 6 as flushes and compactions come and go; the warm-up's last
+    // sample happens to be the lowest (114): 126 is within 10 of the level, not of that sample.
+    double warmUp = SoakAnalysis.warmUpSeconds(RUN_SECONDS);
+    int[] swing = {0, 5, -4, 6, -2, 3, -5, 1};
+    List<SoakSample> samples = new ArrayList<>();
+    int i = 0;
+    for (SoakSample s : series(11, t -> 1.0, t -> 0, t -> 0, 0, 1.0)) {
+      int fds = s.elapsedSeconds() == warmUp ? 114 : 120 + swing[i++ % swing.length];
+      samples.add(new SoakSample(s.elapsedSeconds(), s.windowSeconds(), s.heapAfterGcBytes(), s.gcMillis(),
+          s.rssBytes(), s.jvmDirectBytes(), s.nettyDirectBytes(), fds, s.threads(), s.dataDirBytes(), s.walBytes(),
+          s.memtableBytes(), s.blockCacheBytes(), s.spaceAmplification(), s.errors(), s.latencyMicros()));
+    }
+    assertThat(SoakAnalysis.levelAt(samples, warmUp, SoakSample::openFds)).isBetween(117.0, 123.0);
+    assertThat(SoakAnalysis.analyse(samples, RUN_SECONDS, TARGETS).failures()).isEmpty();
+  }
+
+  @Test
   void analyse_descriptorAndThreadLeaks_fail() {
     // one descriptor a minute and three threads every 10 minutes
     List<SoakSample> leaking = series(3, t -> 1.0, t -> t / 60, t -> t / 200, 0, 1.0);
