@@ -20,6 +20,8 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li>{@link #failSyncs(Predicate)}: syncs of matching files (or directories) throw {@code EIO};
+ *   <li>{@link #noSpaceForWrites(Predicate)}: writes to matching files throw
+ *       {@code No space left on device};
  *   <li>{@link #diskFullAfter(long)}: once that many more bytes are written, writes throw
  *       {@code No space left on device} (until {@link #diskFullAfter(long)} with -1 frees space);
  *   <li>{@link #spaceQuota(Path, long, NoSpaceAt)}: the files under a directory may take that many
@@ -85,6 +87,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
   }
 
   private volatile ReadHook readHook = (file, position) -> {};
+  private volatile Predicate<Path> noSpaceFor = p -> false;
 
   public FaultInjectingFileSystem(FileSystem inner) {
     this.inner = inner;
@@ -103,6 +106,16 @@ public final class FaultInjectingFileSystem implements FileSystem {
   /** Syncs of files and directories matching {@code which} fail from now on. */
   public FaultInjectingFileSystem failSyncs(Predicate<Path> which) {
     failSync = which;
+    return this;
+  }
+
+  /**
+   * Writes to files matching {@code which} throw {@code No space left on device} from now on (the
+   * predicate may also look at the writing thread, to fail one kind of background work); a
+   * predicate that matches nothing lifts it.
+   */
+  public FaultInjectingFileSystem noSpaceForWrites(Predicate<Path> which) {
+    noSpaceFor = which;
     return this;
   }
 
@@ -409,6 +422,9 @@ public final class FaultInjectingFileSystem implements FileSystem {
           f.writeFully(half, position);
         }
         throw new IOException("crashed at write " + writeNumber + (tornCrash ? " (torn)" : "") + " (injected)");
+      }
+      if (noSpaceFor.test(f.path())) {
+        throw enospc("writing", f.path());
       }
       Integer short_ = quotaWrite(src, position);
       if (short_ != null) {

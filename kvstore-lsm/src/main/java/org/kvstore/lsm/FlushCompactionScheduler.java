@@ -28,9 +28,18 @@ import org.slf4j.LoggerFactory;
  * flush or compaction runs, waiting flushes fail with it as the cause, and the table refuses
  * writes. A compaction aborted by {@link #shutdown()} is not a failure. A failure for lack of disk
  * space ({@link NoSpace}) is not latched: the flush or compaction deleted its own files and left
- * the previous state intact, so the table only notes it ({@link #noSpace()}), reports it
- * ({@link Table#backgroundOutOfSpace}), runs no more background work, and waits for
- * {@link #retryAfterNoSpace()}; memtables that wait for their flush meanwhile stay readable.
+ * the previous state intact.
+ * <ul>
+ *   <li>A <b>flush</b> out of space is noted ({@link #noSpace()}) and reported
+ *       ({@link Table#backgroundOutOfSpace}); no more background work runs until
+ *       {@link #retryAfterNoSpace()}; memtables that wait for their flush meanwhile stay readable.
+ *   <li>A <b>compaction</b> out of space is deferred ({@link #compactionDeferred()}), as RocksDB
+ *       treats it (a soft error): writes go on, flushes go on adding level-0 files, and the
+ *       compaction is tried again after a back-off ({@link #COMPACTION_RETRY_MIN} doubling to
+ *       {@link #COMPACTION_RETRY_MAX}). Only when level 0 is full ({@link Table#level0Full()}, where
+ *       writes stop until a compaction) does it count as a flush out of space: then nothing but
+ *       freed space lets a write through, and the store says so.
+ * </ul>
  *
  * <p>Thread safety: thread-safe; {@link #scheduleFlush} and {@link #maybeScheduleCompaction} may be
  * called from any thread. The latch is set under this object's monitor and read without it.
@@ -70,7 +79,22 @@ final class FlushCompactionScheduler {
 
     /** A flush or compaction failed for lack of disk space (not latched): report it, wake writers. */
     void backgroundOutOfSpace(IOException cause);
+
+    /**
+     * Whether level 0 holds as many files as stop writes until a compaction: a compaction out of
+     * space then stops writes as a flush out of space does. Called from any thread.
+     */
+    boolean level0Full();
+
+    /** A compaction was deferred for lack of disk space (writes go on): count it. */
+    void compactionDeferred(IOException cause);
   }
+
+  /** The first wait before a compaction deferred for lack of space is tried again. */
+  static final Duration COMPACTION_RETRY_MIN = Duration.ofMillis(100);
+
+  /** The longest wait before a compaction deferred for lack of space is tried again. */
+  static final Duration COMPACTION_RETRY_MAX = Duration.ofSeconds(5);
 
   /** How often the compaction thread looks for due compactions when nothing else made it look. */
   static final Duration RECLAIM_CHECK_INTERVAL = Duration.ofSeconds(1);
@@ -84,6 +108,12 @@ final class FlushCompactionScheduler {
   private volatile boolean shuttingDown;
   private volatile Throwable failure;
   private volatile IOException noSpace;
+  /** The compaction failure for lack of space that waits for its back-off, or null. */
+  private volatile IOException compactionNoSpace;
+  /** When ({@link System#nanoTime}) a deferred compaction may be tried again. */
+  private volatile long compactionRetryAtNanos;
+  /** The current back-off of a deferred compaction; only the compaction thread touches it. */
+  private long compactionBackoffNanos;
 
   FlushCompactionScheduler(String name, Table table) {
     this.table = table;
@@ -111,9 +141,18 @@ final class FlushCompactionScheduler {
   }
 
   /**
+   * The compaction failure for lack of space that waits for its back-off (writes go on meanwhile),
+   * or {@code null}.
+   */
+  IOException compactionDeferred() {
+    return compactionNoSpace;
+  }
+
+  /**
    * Retries after a failure for lack of space: flushes every immutable memtable, oldest first, then
-   * runs the due compactions, each on its own thread, and waits for them. Returns once both
-   * succeeded; throws the failure when one failed again (or for good).
+   * runs the due compactions, each on its own thread, and waits for them. Returns once the flushes
+   * succeeded and level 0 has room (a compaction out of space with level 0 not full is deferred,
+   * not a failure of the retry); throws the failure when one failed again (or for good).
    */
   void retryAfterNoSpace() throws IOException {
     if (failure != null) {
@@ -217,9 +256,16 @@ final class FlushCompactionScheduler {
     return true;
   }
 
-  /** Schedules a compaction run if one may be due and none is queued. */
+  /**
+   * Schedules a compaction run if one may be due and none is queued. A deferred compaction waits
+   * for its back-off, unless level 0 is full: then it is tried at once, so that writers learn
+   * without delay whether they stall for a compaction or are refused for lack of space.
+   */
   void maybeScheduleCompaction() {
     if (shuttingDown || failure != null || noSpace != null) {
+      return;
+    }
+    if (compactionNoSpace != null && System.nanoTime() - compactionRetryAtNanos < 0 && !table.level0Full()) {
       return;
     }
     if (compactionScheduled.compareAndSet(false, true)) {
@@ -234,19 +280,59 @@ final class FlushCompactionScheduler {
   private void compactWhileDue() {
     try {
       while (!shuttingDown && failure == null && noSpace == null) {
-        if (!table.compactOnce(aborted)) {
+        boolean compacted = table.compactOnce(aborted);
+        compactionSucceeded();
+        if (!compacted) {
           break;
         }
       }
     } catch (CompactionJob.AbortedException e) {
       LOG.debug("table {}: compaction aborted by close", name);
     } catch (Throwable e) {
-      if (!shuttingDown && !outOfSpace(e)) {
+      if (!shuttingDown && !deferCompaction(e) && !outOfSpace(e)) {
         latch(e);
       }
     } finally {
       compactionScheduled.set(false);
     }
+  }
+
+  /** Clears a deferral after a compaction succeeded or none was due (compaction thread). */
+  private void compactionSucceeded() {
+    if (compactionNoSpace != null) {
+      compactionNoSpace = null;
+      compactionBackoffNanos = 0;
+      LOG.info("table {}: compactions run again after a full disk", name);
+    }
+  }
+
+  /**
+   * Defers a compaction that failed for lack of space while level 0 has room (compaction thread):
+   * schedules the next try after the back-off and returns true; false for any other failure.
+   */
+  private boolean deferCompaction(Throwable e) {
+    if (!(e instanceof IOException io) || !NoSpace.causedBy(io) || table.level0Full()) {
+      return false;
+    }
+    boolean first = compactionNoSpace == null;
+    compactionBackoffNanos = first
+        ? COMPACTION_RETRY_MIN.toNanos()
+        : Math.min(COMPACTION_RETRY_MAX.toNanos(), compactionBackoffNanos * 2);
+    compactionRetryAtNanos = System.nanoTime() + compactionBackoffNanos;
+    compactionNoSpace = io;
+    if (first) {
+      LOG.warn("table {}: compaction deferred for lack of disk space, writes go on, retried with back-off: {}",
+          name, io.toString());
+    } else {
+      LOG.debug("table {}: compaction deferred again for lack of disk space: {}", name, io.toString());
+    }
+    table.compactionDeferred(io);
+    try {
+      compactionThread.schedule(this::maybeScheduleCompaction, compactionBackoffNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closed) {
+      LOG.debug("table {}: closed before a deferred compaction's retry", name);
+    }
+    return true;
   }
 
   private void latch(Throwable e) {

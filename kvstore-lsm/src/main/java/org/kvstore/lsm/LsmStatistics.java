@@ -25,6 +25,7 @@ final class LsmStatistics {
   final LongAdder compactions = new LongAdder();
   final LongAdder stalls = new LongAdder();
   final LongAdder stallNanos = new LongAdder();
+  final LongAdder compactionsDeferred = new LongAdder();
 
   /**
    * The table's statistics, of the view {@code s} (pinned by the caller).
@@ -40,14 +41,17 @@ final class LsmStatistics {
    * <p>Counted since this open, reset to 0 by a reopen: {@code bytes.user.written},
    * {@code bytes.flushed}, {@code bytes.compaction.read}, {@code bytes.compaction.written},
    * {@code write.amplification.x100} (from those), {@code flushes}, {@code compactions},
-   * {@code write.stalls}, {@code write.stall.millis}, and the block cache's {@code block.cache.hits},
+   * {@code write.stalls}, {@code write.stall.millis}, {@code compactions.deferred.no.space} (tries
+   * that failed for lack of disk space and wait for a back-off), and the block cache's {@code block.cache.hits},
    * {@code block.cache.misses} and {@code block.cache.hit.rate.permille}, and the row cache's
    * {@code row.cache.hits} and {@code row.cache.misses} (a probe of a file that does not hold the key
-   * is a miss too). Gauges of the moment: {@code memtable.bytes}, {@code immutable.memtables},
+   * is a miss too). Gauges of the moment: {@code compaction.deferred} (1 while a compaction waits
+   * for disk space), {@code memtable.bytes}, {@code immutable.memtables},
    * {@code block.cache.bytes} (blocks and rows),
    * {@code open.files}, {@code resident.readers}, {@code index.filter.bytes}.
    */
-  EngineStats report(SuperVersion s, VersionSet versions, BlockCache cache, OpenFiles files, long lastSeq) {
+  EngineStats report(
+      SuperVersion s, VersionSet versions, BlockCache cache, OpenFiles files, long lastSeq, boolean deferred) {
     Version v = s.version();
     // Live keys, estimated: entries minus tombstones (a tombstone is not a key), never below 0.
     long entries = v.totalEntries() - v.totalTombstones() + s.mem().entryCount() - s.mem().deleteCount();
@@ -77,6 +81,8 @@ final class LsmStatistics {
     d.put("compactions", compactions.sum());
     d.put("write.stalls", stalls.sum());
     d.put("write.stall.millis", stallNanos.sum() / 1_000_000);
+    d.put("compactions.deferred.no.space", compactionsDeferred.sum());
+    d.put("compaction.deferred", deferred ? 1L : 0L);
     d.put("memtable.bytes", memBytes);
     d.put("immutable.memtables", (long) s.imms().size());
     long hits = cache.hits();

@@ -86,7 +86,8 @@ import org.kvstore.spi.Mutation;
  *       core's log. One that failed for lack of disk space is not latched: it left its files
  *       deleted and the manifest as it was, so the table reports it to the store
  *       ({@link EngineContext#spaceListener()}), keeps taking writes while its memtables have room,
- *       and flushes and compacts again on {@link #retryAfterNoSpace()}.
+ *       and flushes and compacts again on {@link #retryAfterNoSpace()}. A compaction out of space
+ *       while level 0 has room is only deferred: writes go on (see {@link FlushCompactionScheduler}).
  * </ul>
  *
  * <p>Lock order: {@code writeFence} before the {@link SuperVersions}' lock before the
@@ -310,6 +311,16 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   public void backgroundOutOfSpace(IOException cause) {
     stalls.signalRoom();
     ctx.spaceListener().outOfSpace(cause);
+  }
+
+  @Override
+  public boolean level0Full() {
+    return views.current().version().files(0).size() >= opt.level0StopWritesTrigger();
+  }
+
+  @Override
+  public void compactionDeferred(IOException cause) {
+    statistics.compactionsDeferred.increment();
   }
 
   /** Flushes the memtables that wait since a flush failed for lack of space, then compacts. */
@@ -583,7 +594,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   public EngineStats stats() {
     SuperVersion s = views.acquire();
     try {
-      return statistics.report(s, versions, cache, files, lastSeq.get());
+      return statistics.report(s, versions, cache, files, lastSeq.get(), scheduler.compactionDeferred() != null);
     } finally {
       s.version().unref();
     }

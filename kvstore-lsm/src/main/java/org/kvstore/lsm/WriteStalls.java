@@ -84,6 +84,7 @@ final class WriteStalls {
         String why =
             l0 >= opt.level0StopWritesTrigger()
                 ? l0 + " level-0 files (level0.stop.writes.trigger " + opt.level0StopWritesTrigger() + ")"
+                    + (scheduler.compactionDeferred() != null ? "; their compaction waits for disk space" : "")
                 : memFull
                     ? s.imms().size() + " immutable memtables wait for their flush (max.immutable.memtables "
                         + opt.maxImmutableMemtables() + ")"

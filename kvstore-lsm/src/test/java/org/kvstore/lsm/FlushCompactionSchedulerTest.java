@@ -96,6 +96,19 @@ class FlushCompactionSchedulerTest {
     public void backgroundOutOfSpace(IOException cause) {
       outOfSpace.add(cause);
     }
+
+    volatile boolean level0Full;
+    final AtomicInteger deferrals = new AtomicInteger();
+
+    @Override
+    public boolean level0Full() {
+      return level0Full;
+    }
+
+    @Override
+    public void compactionDeferred(IOException cause) {
+      deferrals.incrementAndGet();
+    }
   }
 
   private final FakeTable table = new FakeTable();
@@ -236,19 +249,72 @@ class FlushCompactionSchedulerTest {
   }
 
   @Test
-  void maybeScheduleCompaction_compactionOutOfSpace_notLatchedAndRetried() throws Exception {
+  void maybeScheduleCompaction_compactionOutOfSpaceLevel0HasRoom_deferredWithoutStoppingWritesAndRetriedByItself()
+      throws Exception {
     table.compactionFailure = new IOException("No space left on device");
+    table.dueCompactions.set(1);
+    scheduler.maybeScheduleCompaction();
+    for (int i = 0; i < 400 && table.deferrals.get() < 2; i++) {
+      Thread.sleep(5);
+    }
+    assertThat(table.deferrals.get()).as("tried again after its back-off").isGreaterThanOrEqualTo(2);
+    assertThat(scheduler.compactionDeferred()).isNotNull();
+    assertThat(scheduler.noSpace()).as("writes and flushes go on").isNull();
+    assertThat(table.outOfSpace).as("the store is not told the disk is full").isEmpty();
+    assertThat(scheduler.failure()).isNull();
+
+    // Flushes still run while the compaction waits.
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+    f.flushed().get(10, TimeUnit.SECONDS);
+
+    table.compactionFailure = null;
+    for (int i = 0; i < 2000 && table.compactions.get() == 0; i++) {
+      Thread.sleep(5);
+    }
+    assertThat(table.compactions.get()).as("ran by itself once space returned").isEqualTo(1);
+    assertThat(scheduler.compactionDeferred()).isNull();
+    assertThat(table.outOfSpace).isEmpty();
+  }
+
+  @Test
+  void maybeScheduleCompaction_compactionOutOfSpaceLevel0Full_stopsWritesUntilRetrySucceeds() throws Exception {
+    IOException full = new IOException("No space left on device");
+    table.compactionFailure = full;
+    table.level0Full = true;
     table.dueCompactions.set(1);
     scheduler.maybeScheduleCompaction();
     for (int i = 0; i < 200 && scheduler.noSpace() == null; i++) {
       Thread.sleep(5);
     }
-    assertThat(scheduler.noSpace()).isNotNull();
+    assertThat(scheduler.noSpace()).isSameAs(full);
+    assertThat(table.outOfSpace).containsExactly(full);
     assertThat(scheduler.failure()).isNull();
 
+    assertThatThrownBy(scheduler::retryAfterNoSpace).isSameAs(full);
     table.compactionFailure = null;
     scheduler.retryAfterNoSpace();
     assertThat(table.compactions.get()).isEqualTo(1);
     assertThat(scheduler.noSpace()).isNull();
+    assertThat(scheduler.compactionDeferred()).isNull();
+  }
+
+  @Test
+  void retryAfterNoSpace_flushSucceedsCompactionStillOutOfSpaceLevel0HasRoom_retrySucceeds() throws Exception {
+    IOException full = new IOException("No space left on device (injected) writing 000009.sst");
+    table.flushFailure = full;
+    FrozenMemTable f = table.freeze();
+    scheduler.scheduleFlush(f);
+    assertThat(failureOf(f)).isSameAs(full);
+    assertThat(scheduler.noSpace()).isSameAs(full);
+
+    table.flushFailure = null;
+    table.compactionFailure = new IOException("No space left on device");
+    table.dueCompactions.set(1);
+    scheduler.retryAfterNoSpace();
+
+    assertThat(table.flushed).containsExactly(f);
+    assertThat(scheduler.noSpace()).as("writes resume: level 0 has room").isNull();
+    assertThat(scheduler.compactionDeferred()).isNotNull();
   }
 }
