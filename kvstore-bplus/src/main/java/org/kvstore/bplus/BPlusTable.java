@@ -316,10 +316,14 @@ public final class BPlusTable implements EngineTable {
   /** Applies the writes that waited for space (the store retries until this returns). */
   @Override
   public void retryAfterNoSpace() throws IOException {
+    applyUnappliedUnlessFailed("refuses writes");
+  }
+
+  /** Applies the writes that wait for space, unless a failure is latched ("table ... what ..."). */
+  private void applyUnappliedUnlessFailed(String what) throws IOException {
     Throwable f = failure;
     if (f != null) {
-      throw NoSpace.failedEarlier(
-          "table " + context.tableName() + " refuses writes after an earlier failure: " + f, f);
+      throw NoSpace.failedEarlier("table " + context.tableName() + " " + what + " after an earlier failure: " + f, f);
     }
     applyUnapplied();
   }
@@ -331,12 +335,7 @@ public final class BPlusTable implements EngineTable {
 
   @Override
   public long flush() throws IOException {
-    Throwable f = failure;
-    if (f != null) {
-      throw NoSpace.failedEarlier(
-          "table " + context.tableName() + " cannot checkpoint after an earlier failure: " + f, f);
-    }
-    applyUnapplied();
+    applyUnappliedUnlessFailed("cannot checkpoint");
     return checkpointer.checkpoint();
   }
 

@@ -74,8 +74,10 @@ final class WriteStalls {
       IOException noSpace = scheduler.noSpace();
       if (noSpace != null) {
         // No flush can make room until space is freed: refuse instead of stalling for that long.
-        throw new IOException("table " + tableName + " has no room for the write: its flush failed for lack of "
-            + "disk space (" + noSpace.getMessage() + ")", noSpace);
+        String what = l0 >= opt.level0StopWritesTrigger()
+            ? "level 0 holds " + l0 + " files and their compaction" : "its flush";
+        throw new IOException("table " + tableName + " has no room for the write: " + what
+            + " failed for lack of disk space (" + noSpace.getMessage() + ")", noSpace);
       }
       if (!logged) {
         logged = true;
