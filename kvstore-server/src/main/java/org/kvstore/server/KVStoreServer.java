@@ -37,6 +37,7 @@ import org.kvstore.server.thrift.ThriftLimits;
 import org.kvstore.server.thrift.ThriftRequestCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The server process minus its command line: opens the store, makes sure database {@code default}
@@ -44,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * shuts all of it down in order.
  *
  * <pre>
- *   start:  open store ──▶ default table ──▶ worker pool ──▶ event loops ──▶ bind RESP, HTTP ──▶ log "started"
+ *   start:  open store ──▶ (command only: warm-up) ──▶ default table ──▶ worker pool ──▶ event loops
+ *           ──▶ bind RESP, HTTP, Thrift ──▶ log "started"
  *   close:  stop accepting ──▶ finish running commands (worker pool drains) ──▶ close connections
  *           ──▶ stop event loops ──▶ checkpoint ──▶ close store
  * </pre>
@@ -71,6 +73,8 @@ public final class KVStoreServer implements AutoCloseable {
   /** The HTTP front end, or null when it is off. */
   private final HttpProtocolServer http;
   private final ServerMetrics metrics;
+  /** INFO for the server, DEBUG for the warm-up's scratch server: only one start and stop in the log. */
+  private final Level lifecycleLevel;
   @GuardedBy("this")
   private boolean closed;
 
@@ -78,7 +82,7 @@ public final class KVStoreServer implements AutoCloseable {
       ServerConfig config, KVStore store, ThreadPoolExecutor workers, ReadOffload reads,
       NettyTransport transport, List<ProtocolServer> servers, RespCommandExecutor executor,
       RespProtocolServer resp, HttpProtocolServer http, ThriftProtocolServer thrift,
-      ServerMetrics metrics) {
+      ServerMetrics metrics, Level lifecycleLevel) {
     this.config = config;
     this.store = store;
     this.workers = workers;
@@ -90,6 +94,7 @@ public final class KVStoreServer implements AutoCloseable {
     this.thrift = thrift;
     this.http = http;
     this.metrics = metrics;
+    this.lifecycleLevel = lifecycleLevel;
   }
 
   /** The version of this build, from the jar (or "dev"). */
@@ -116,6 +121,29 @@ public final class KVStoreServer implements AutoCloseable {
    *     locked by another process, unknown engine)
    */
   public static KVStoreServer start(ServerConfig config) {
+    return start(config, () -> {}, Level.INFO);
+  }
+
+  /**
+   * Starts a server that logs its start and stop at debug level only: the warm-up's scratch server
+   * ({@link org.kvstore.server.warmup.ServerWarmup}), which must not look like the server in the log.
+   *
+   * @throws ServerStartException as {@link #start(ServerConfig)}
+   */
+  public static KVStoreServer startQuietly(ServerConfig config) {
+    return start(config, () -> {}, Level.DEBUG);
+  }
+
+  /**
+   * Starts a server, running {@code beforeListening} once the store is open and before any port is
+   * bound: the command's warm-up ({@link ServerMain}), so a locked or unusable data directory fails
+   * the start before it, and no client connects before it has ended.
+   */
+  static KVStoreServer start(ServerConfig config, Runnable beforeListening) {
+    return start(config, beforeListening, Level.INFO);
+  }
+
+  private static KVStoreServer start(ServerConfig config, Runnable beforeListening, Level lifecycleLevel) {
     checkDataDir(config.dataDir());
     KVStore store = openStore(config);
     ThreadPoolExecutor workers = null;
@@ -124,6 +152,7 @@ public final class KVStoreServer implements AutoCloseable {
     ServerMetrics metrics = null;
     List<ProtocolServer> started = new ArrayList<>();
     try {
+      beforeListening.run();
       String engine;
       try {
         engine = Keyspace.chooseEngine(store.engines(), config.defaultEngine());
@@ -192,7 +221,7 @@ public final class KVStoreServer implements AutoCloseable {
       int thriftPort = thrift == null ? -1 : thrift.address().getPort();
       settings.ports(respPort, httpPort, thriftPort);
       KVStoreServer server = new KVStoreServer(
-          config, store, workers, reads, transport, started, executor, resp, http, thrift, metrics);
+          config, store, workers, reads, transport, started, executor, resp, http, thrift, metrics, lifecycleLevel);
       server.logStarted(engine, respPort);
       return server;
     } catch (RuntimeException e) {
@@ -272,12 +301,12 @@ public final class KVStoreServer implements AutoCloseable {
     String respText = respPort < 0 ? "RESP off" : "RESP on " + bind + ":" + respPort;
     String httpText = http == null ? "HTTP off" : "HTTP on " + bind + ":" + http.address().getPort();
     String thriftText = thrift == null ? "Thrift off" : "Thrift on " + bind + ":" + thrift.address().getPort();
-    LOG.info("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}"
+    LOG.atLevel(lifecycleLevel).log("kvstore-server {} started: data dir {}, engines {} (default {}), durability {}, {}, {}, {}, transport {}"
             + " (event loops: {}, read helpers: {})",
         version(), store.directory(), store.engines(), engine,
         config.durability().name().toLowerCase(java.util.Locale.ROOT), respText, httpText, thriftText, transport.name(),
         transport.eventLoops(), reads == null ? 0 : reads.threads());
-    if (config.password() == null && !isLoopback(bind)) {
+    if (lifecycleLevel == Level.INFO && config.password() == null && !isLoopback(bind)) {
       LOG.warn("listening on non-loopback address {} without a password: anyone who can reach it can read and"
           + " change every table (set --password)", bind);
     }
@@ -352,7 +381,7 @@ public final class KVStoreServer implements AutoCloseable {
       }
       closed = true;
     }
-    LOG.info("shutting down: no new connections; finishing running commands");
+    LOG.atLevel(lifecycleLevel).log("shutting down: no new connections; finishing running commands");
     for (ProtocolServer s : servers) {
       s.stopAccepting();
     }
@@ -392,6 +421,6 @@ public final class KVStoreServer implements AutoCloseable {
       LOG.error("closing the store failed: {}", failure.getMessage());
       throw failure;
     }
-    LOG.info("stopped");
+    LOG.atLevel(lifecycleLevel).log("stopped");
   }
 }

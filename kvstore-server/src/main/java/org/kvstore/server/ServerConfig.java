@@ -154,6 +154,16 @@ public final class ServerConfig {
   public static final Setting<Long> THRIFT_MAX_FRAME_SIZE = Setting.size("thrift-max-frame-size", "BYTES", 16_384_000L,
       "largest Thrift request or reply; a value may be half of it", Setting.sizeRange(64 * 1024, 1L << 30));
 
+  /**
+   * Seconds the {@code kvstore-server} command exercises its hot paths on a scratch store before it
+   * opens its ports, at most (0: off); see {@link org.kvstore.server.warmup.ServerWarmup}.
+   * {@link KVStoreServer#start(ServerConfig)} itself (embedded servers, tests) does not warm up.
+   */
+  public static final Setting<Integer> WARMUP_DURATION = Setting.integer("warmup-duration", "SECONDS", 5, 0, 600,
+      "at most this many seconds of requests to a scratch store in a temporary directory before the ports open,"
+          + " so that the JIT has compiled the request paths when clients arrive; ends sooner once compilation"
+          + " settles; 0 = off");
+
   /** Every setting, in the order of {@code --help} and docs/server.md. */
   public static final List<Setting<?>> SETTINGS = List.of(
       DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, HTTP_CORS_ORIGIN,
@@ -161,7 +171,7 @@ public final class ServerConfig {
       PROTO_MAX_BULK_LEN, PROTO_MAX_MULTIBULK_LEN, DATABASES, MAX_CLIENTS, WORKER_THREADS, IO_THREADS,
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
-      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE);
+      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -310,6 +320,11 @@ public final class ServerConfig {
 
   public long checkpointLogBytes() {
     return get(CHECKPOINT_LOG_SIZE);
+  }
+
+  /** Most seconds of warm-up before the ports open (0: none); see {@link #WARMUP_DURATION}. */
+  public int warmupSeconds() {
+    return get(WARMUP_DURATION);
   }
 
   /**

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.kvstore.KVStoreException;
+import org.kvstore.server.warmup.ServerWarmup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -117,7 +118,9 @@ public final class ServerMain implements Callable<Integer> {
     System.setProperty("kvstore.log.level", config.logLevel().toUpperCase(java.util.Locale.ROOT));
     Logger log = LoggerFactory.getLogger(ServerMain.class);
     installSignalHandlers(log);
-    running = KVStoreServer.start(config);
+    // The warm-up runs once the store is open and before the ports are bound; a stop asked for
+    // meanwhile ends it early.
+    running = KVStoreServer.start(config, () -> ServerWarmup.run(config, () -> stop.getCount() == 0));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       // Other ways out (SIGHUP, System.exit elsewhere): still close the store cleanly.
       stop.countDown();

@@ -50,6 +50,11 @@ final class ServerProcess implements AutoCloseable {
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("-Dlogback.configurationFile=" + productionLogback());
     cmd.add(ServerMain.class.getName());
+    if (!List.of(args).contains("--warmup-duration")) {
+      // Tests restart servers often and measure nothing: the warm-up would only add seconds.
+      cmd.add("--warmup-duration");
+      cmd.add("0");
+    }
     Collections.addAll(cmd, args);
     ProcessBuilder pb = new ProcessBuilder(cmd);
     return new ServerProcess(pb.start());
