@@ -18,7 +18,7 @@
 #     and from then runs short runs back to back for -T SECONDS (default 10), each timed from the
 #     port's opening; "to 0.9" is the end of the first short run whose SET and GET rates both reach
 #     0.9 of the warm short-run rates (the target: within 5 s), "-" if none did.
-# Variants (default: "off|--warmup-duration 0" and "on|" = the launcher's defaults): NAME, flags
+# Variants (default: "off|--warmup-duration 0" and "on|--warmup-duration 5"): NAME, flags
 # added to the server's command line, KVSTORE_JAVA_OPTS (empty: bin/kvstore-server's defaults; e.g.
 # an AppCDS archive, -XX:SharedArchiveFile=...) and JAVA_HOME (empty: this shell's; e.g.
 # /usr/lib/jvm/temurin-25-jdk-amd64). The server log is kept with --log-level info, and the
@@ -50,7 +50,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
-if [[ ${#VARIANTS[@]} -eq 0 ]]; then VARIANTS=("off|--warmup-duration 0" "on|"); fi
+if [[ ${#VARIANTS[@]} -eq 0 ]]; then VARIANTS=("off|--warmup-duration 0" "on|--warmup-duration 5"); fi
 
 NAME=warmup-compare
 # shellcheck source=bench-servers.sh

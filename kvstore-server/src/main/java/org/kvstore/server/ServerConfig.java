@@ -159,7 +159,7 @@ public final class ServerConfig {
    * opens its ports, at most (0: off); see {@link org.kvstore.server.warmup.ServerWarmup}.
    * {@link KVStoreServer#start(ServerConfig)} itself (embedded servers, tests) does not warm up.
    */
-  public static final Setting<Integer> WARMUP_DURATION = Setting.integer("warmup-duration", "SECONDS", 5, 0, 600,
+  public static final Setting<Integer> WARMUP_DURATION = Setting.integer("warmup-duration", "SECONDS", 0, 0, 600,
       "at most this many seconds of requests to a scratch store in a temporary directory before the ports open,"
           + " so that the JIT has compiled the request paths when clients arrive; ends sooner once compilation"
           + " settles; 0 = off");
