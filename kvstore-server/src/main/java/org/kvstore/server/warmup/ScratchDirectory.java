@@ -4,10 +4,9 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import org.kvstore.io.LocalFileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,10 +88,8 @@ final class ScratchDirectory implements AutoCloseable {
     if (!Files.exists(dir)) {
       return;
     }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
+    try {
+      LocalFileSystem.INSTANCE.deleteRecursively(dir);
     } catch (IOException e) {
       throw new WarmupException("cannot delete the warm-up's scratch directory " + dir + ": " + e, e);
     }
