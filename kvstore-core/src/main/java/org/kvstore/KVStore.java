@@ -66,6 +66,41 @@ public final class KVStore implements AutoCloseable {
     return new KVStore(dir, options);
   }
 
+  /**
+   * Deletes the store in {@code dir} with every file in it, as RocksDB's {@code DestroyDB}: for
+   * scratch stores a program made and no longer needs. Nothing happens when {@code dir} does not
+   * exist. Holds the directory's lock while it deletes, so a store open in it is never deleted.
+   *
+   * @throws StoreLockedException if a store has the directory open
+   * @throws InvalidArgumentException if {@code dir} is neither empty nor a store's directory (it has
+   *     no lock file), so that a mistaken path does not lose files that are not the store's
+   */
+  public static void destroy(Path dir) {
+    if (dir == null) {
+      throw new InvalidArgumentException("directory", "must not be null");
+    }
+    Path d = dir.toAbsolutePath().normalize();
+    FileSystem fs = StoreOptions.builder().build().fileSystem();
+    Path lockFile = d.resolve(LOCK_FILE);
+    try {
+      if (!fs.exists(d)) {
+        return;
+      }
+      if (!fs.exists(lockFile) && !fs.list(d).isEmpty()) {
+        throw new InvalidArgumentException("directory", d + " is not a store's directory (no " + LOCK_FILE
+            + " file) and not empty: not deleted");
+      }
+      try (Closeable lock = fs.tryLock(lockFile)) {
+        if (lock == null) {
+          throw new StoreLockedException(d);
+        }
+        fs.deleteRecursively(d);
+      }
+    } catch (IOException e) {
+      throw new StorageIOException(d, "deleting the store", e);
+    }
+  }
+
   private KVStore(Path dir, StoreOptions options) {
     if (dir == null || options == null) {
       throw new InvalidArgumentException(dir == null ? "directory" : "options", "must not be null");

@@ -6,7 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.kvstore.io.LocalFileSystem;
+import org.kvstore.KVStore;
+import org.kvstore.KVStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,8 +90,8 @@ final class ScratchDirectory implements AutoCloseable {
       return;
     }
     try {
-      LocalFileSystem.INSTANCE.deleteRecursively(dir);
-    } catch (IOException e) {
+      KVStore.destroy(dir);
+    } catch (KVStoreException e) {
       throw new WarmupException("cannot delete the warm-up's scratch directory " + dir + ": " + e, e);
     }
   }

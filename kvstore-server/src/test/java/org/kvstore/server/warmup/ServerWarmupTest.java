@@ -100,6 +100,7 @@ class ServerWarmupTest {
     assertThat(ended.waitFor(30, TimeUnit.SECONDS)).isTrue();
     Path stale = Files.createDirectories(parent.resolve(ScratchDirectory.PREFIX + ended.pid() + "-123"));
     Files.writeString(stale.resolve("000001.log"), "left by a crash");
+    Files.writeString(stale.resolve("LOCK"), ""); // a store was open in it
     Path live = Files.createDirectories(parent.resolve(ScratchDirectory.PREFIX + ProcessHandle.current().pid() + "-9"));
     Path other = Files.createDirectories(parent.resolve("something-else"));
 
