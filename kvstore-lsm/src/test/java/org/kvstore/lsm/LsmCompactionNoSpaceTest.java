@@ -38,12 +38,7 @@ class LsmCompactionNoSpaceTest {
       p -> p.getFileName().toString().endsWith(".sst") && Thread.currentThread().getName().startsWith("lsm-compact-");
 
   private static Properties sizes() {
-    Properties p = new Properties();
-    p.put("memtable.size", "64KiB");
-    p.put("block.size", "1KiB");
-    p.put("target.file.size", "32KiB");
-    p.put("level1.max.size", "128KiB");
-    p.put("level0.compaction.trigger", "2");
+    Properties p = LsmPowerLossTest.smallSizes();
     p.put("level0.stop.writes.trigger", Integer.toString(STOP_TRIGGER));
     return p;
   }
