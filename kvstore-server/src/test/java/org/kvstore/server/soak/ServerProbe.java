@@ -62,6 +62,7 @@ final class ServerProbe implements AutoCloseable {
   private final long pid;
   private final URI metrics;
   private final Path dataDir;
+  private final String realDataDir;
   private final String dbLabel;
   private final String tableLabel;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -72,7 +73,7 @@ final class ServerProbe implements AutoCloseable {
 
   /** One resource reading. */
   record Reading(long heapAfterGcBytes, long gcMillis, long rssBytes, long jvmDirectBytes, long nettyDirectBytes,
-      int openFds, int threads, long dataDirBytes, long walBytes, long memtableBytes, long blockCacheBytes,
+      int openFds, int storeFileFds, int threads, long dataDirBytes, long walBytes, long memtableBytes, long blockCacheBytes,
       double spaceAmplification) {}
 
   // BanJNDI: the JMX address is the local agent of the child JVM this test started, over loopback.
@@ -83,6 +84,7 @@ final class ServerProbe implements AutoCloseable {
     this.tableLabel = "table=\"" + table + "\"";
     this.metrics = URI.create("http://127.0.0.1:" + httpPort + "/metrics");
     this.dataDir = dataDir;
+    this.realDataDir = dataDir.toRealPath() + "/";
     VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
     String address;
     try {
@@ -128,9 +130,10 @@ final class ServerProbe implements AutoCloseable {
     Map<String, String> status = procStatus();
     Map<String, Double> series = scrape();
     long[] sizes = sizes();
+    int[] fds = openFds();
     return new Reading(heap, gcMillis, kib(status.get("VmRSS")), (long) required(series,
         "jvm_buffer_memory_used_bytes{id=\"direct\"}"), (long) required(series, "netty_direct_memory_used_bytes"),
-        openFds(), Integer.parseInt(status.get("Threads").trim()), sizes[0], sizes[1],
+        fds[0], fds[1], Integer.parseInt(status.get("Threads").trim()), sizes[0], sizes[1],
         (long) sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"memtable.bytes\""),
         (long) sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"block.cache.bytes\""),
         sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"space.amplification.x100\"") / 100);
@@ -194,10 +197,28 @@ final class ServerProbe implements AutoCloseable {
     return Long.parseLong(value.replace("kB", "").trim()) * 1024;
   }
 
-  private int openFds() throws IOException {
+  /**
+   * {entries of /proc/PID/fd, those open on an existing file under the data directory}. The kernel
+   * shows a descriptor on a deleted file as its old path followed by " (deleted)": such a descriptor
+   * is counted as other, so a reader that keeps a compacted SSTable open shows as growth there.
+   */
+  private int[] openFds() throws IOException {
+    int[] counts = new int[2];
     try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-      return (int) fds.count();
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        counts[0]++;
+        String target;
+        try {
+          target = Files.readSymbolicLink(fd).toString();
+        } catch (NoSuchFileException closed) {
+          continue; // closed between the listing and the read: counted, as the listing saw it
+        }
+        if (target.startsWith(realDataDir) && !target.endsWith(" (deleted)")) {
+          counts[1]++;
+        }
+      }
     }
+    return counts;
   }
 
   /** {bytes of every file under the data directory, bytes of the log segments}. */

@@ -16,6 +16,9 @@ import org.HdrHistogram.Histogram;
  * @param jvmDirectBytes the JVM's direct buffer pool ({@code jvm_buffer_memory_used_bytes{id="direct"}})
  * @param nettyDirectBytes Netty's pooled arenas ({@code netty_direct_memory_used_bytes})
  * @param openFds entries of {@code /proc/PID/fd}
+ * @param storeFileFds those of them open on an existing file under the data directory (the store's
+ *     live log segments, SSTables and page files, whose number follows the LSM's shape from flush to
+ *     compaction); a descriptor on a deleted file is not one of them
  * @param threads {@code Threads} of {@code /proc/PID/status}
  * @param dataDirBytes bytes of every file under the data directory, the log included
  * @param walBytes bytes of the log segments ({@code wal/NNNNNN.log}, docs/format/wal.md)
@@ -26,14 +29,19 @@ import org.HdrHistogram.Histogram;
  * @param latencyMicros the window's request latencies, in microseconds
  */
 record SoakSample(double elapsedSeconds, double windowSeconds, long heapAfterGcBytes, long gcMillis,
-    long rssBytes, long jvmDirectBytes, long nettyDirectBytes, int openFds, int threads, long dataDirBytes,
+    long rssBytes, long jvmDirectBytes, long nettyDirectBytes, int openFds, int storeFileFds, int threads, long dataDirBytes,
     long walBytes, long memtableBytes, long blockCacheBytes, double spaceAmplification, long errors,
     Histogram latencyMicros) {
 
   static final List<String> CSV_COLUMNS = List.of("elapsed_s", "heap_after_gc_bytes", "gc_ms", "rss_bytes",
-      "jvm_direct_bytes", "netty_direct_bytes", "open_fds", "threads", "data_dir_bytes", "wal_bytes", "memtable_bytes",
+      "jvm_direct_bytes", "netty_direct_bytes", "open_fds", "store_file_fds", "threads", "data_dir_bytes", "wal_bytes", "memtable_bytes",
       "block_cache_bytes", "space_amplification", "requests",
       "errors", "throughput_per_s", "p50_us", "p99_us", "max_us");
+
+  /** Descriptors on anything but a live store file: sockets, pipes, jars, deleted files. */
+  int otherFds() {
+    return openFds - storeFileFds;
+  }
 
   long requests() {
     return latencyMicros.getTotalCount();
@@ -56,8 +64,8 @@ record SoakSample(double elapsedSeconds, double windowSeconds, long heapAfterGcB
   }
 
   String csvLine() {
-    return String.format(Locale.ROOT, "%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.2f,%d,%d,%.1f,%d,%d,%d",
-        elapsedSeconds, heapAfterGcBytes, gcMillis, rssBytes, jvmDirectBytes, nettyDirectBytes, openFds, threads,
+    return String.format(Locale.ROOT, "%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.2f,%d,%d,%.1f,%d,%d,%d",
+        elapsedSeconds, heapAfterGcBytes, gcMillis, rssBytes, jvmDirectBytes, nettyDirectBytes, openFds, storeFileFds, threads,
         dataDirBytes, walBytes, memtableBytes, blockCacheBytes, spaceAmplification, requests(), errors, throughputPerSecond(), p50Micros(), p99Micros(), maxMicros());
   }
 }

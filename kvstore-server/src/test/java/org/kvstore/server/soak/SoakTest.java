@@ -101,7 +101,7 @@ class SoakTest {
           try {
             ServerProbe.Reading r = probe.read();
             samples.add(new SoakSample(k * WINDOW.toSeconds(), WINDOW.toSeconds(), r.heapAfterGcBytes(),
-                r.gcMillis(), r.rssBytes(), r.jvmDirectBytes(), r.nettyDirectBytes(), r.openFds(), r.threads(),
+                r.gcMillis(), r.rssBytes(), r.jvmDirectBytes(), r.nettyDirectBytes(), r.openFds(), r.storeFileFds(), r.threads(),
                 r.dataDirBytes(), r.walBytes(), r.memtableBytes(), r.blockCacheBytes(), r.spaceAmplification(),
                 w.errors(), w.latencyMicros()));
           } catch (Exception e) {
