@@ -2,19 +2,25 @@ package org.kvstore.cluster;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -31,22 +37,25 @@ import org.kvstore.ReplicatedTable;
 import org.kvstore.cluster.shard.ShardStateMachine;
 
 /**
- * One node of a KVStore cluster: a KVStore holding the node's replicas of shard tables, and one
- * Ratis server hosting the node's replica of the shard's Raft group (this foundation: one shard per
- * node; see docs/cluster.md for what is not built yet).
+ * One node of a KVStore cluster: one KVStore holding the node's replicas of shard tables (each
+ * shard is a database of it, so caches, memtable budget and background threads are shared), and one
+ * Ratis server hosting the Raft groups of every shard the node has a replica of ({@link
+ * ClusterLayout}: with three nodes, all shards, leaders spread by priority).
  *
  * <pre>{@code
- * Map<String, String> peers = Map.of("n1", "127.0.0.1:9871", "n2", "127.0.0.1:9872", "n3", "127.0.0.1:9873");
- * ShardSpec shard = new ShardSpec("s0", List.of("0"), "lsm");
- * try (ClusterNode n1 = ClusterNode.start(ClusterNodeOptions.of("n1", Path.of("data/n1"), peers, shard))) {
- *   n1.shard().put("0", key, value);   // on the leader; elsewhere NotLeaderException names it
+ * Map<String, String> nodes = Map.of("n1", "127.0.0.1:9871", "n2", "127.0.0.1:9872", "n3", "127.0.0.1:9873");
+ * ClusterLayout layout = new ClusterLayout(nodes, 6, List.of("0"), "lsm");
+ * try (ClusterNode n1 = ClusterNode.start(ClusterNodeOptions.of("n1", Path.of("data/n1"), layout))) {
+ *   n1.shardOfKey(key).put("0", key, value);   // on the shard's leader; elsewhere NotLeaderException names it
  * }
  * }</pre>
  *
- * <p>Directory layout: {@code <data>/store} is the KVStore (the shard's tables are the database
- * named like the shard, created with {@code replicated=true}); {@code <data>/raft} holds Ratis'
- * storage, with the group's log under {@code <group uuid>/current} and the shard's snapshot stamp
- * under {@code <group uuid>/sm}.
+ * <p>Directory layout: {@code <data>/store} is the KVStore (shard {@code s<i>}'s tables are the
+ * database {@code s<i>}, created with {@code replicated=true}); {@code <data>/raft} holds Ratis'
+ * storage, one directory per group named by its id, with the group's log under {@code
+ * <group uuid>/current} and the shard's snapshot stamp under {@code <group uuid>/sm}. A restart
+ * finds the groups there; a layout that no longer matches them (another shard count, another node
+ * list) stops the start, since the slots of the data already written would move.
  *
  * <p>Raft settings (SCALEOUT.md §5): reads {@code LINEARIZABLE} with the leader lease; Ratis' own
  * snapshot install off (this layer cannot install yet, and keeps the log a lagging follower needs);
@@ -58,60 +67,94 @@ public final class ClusterNode implements AutoCloseable {
   static final String STORE_DIR = "store";
   static final String RAFT_DIR = "raft";
 
+  /** This node's replica of one shard. */
+  private record Replica(RaftGroupId groupId, ShardStateMachine stateMachine, Shard shard) {}
+
   private final ClusterNodeOptions options;
   private final KVStore store;
   private final RaftServer server;
-  private final RaftGroupId groupId;
-  private final ShardStateMachine stateMachine;
-  private final Shard shard;
+  private final Map<Integer, Replica> replicas;
 
-  private ClusterNode(ClusterNodeOptions options, KVStore store, RaftServer server, RaftGroupId groupId,
-      ShardStateMachine stateMachine) {
+  private ClusterNode(ClusterNodeOptions options, KVStore store, RaftServer server, Map<Integer, Replica> replicas) {
     this.options = options;
     this.store = store;
     this.server = server;
-    this.groupId = groupId;
-    this.stateMachine = stateMachine;
-    this.shard = new Shard(options.shard(), options.nodeId(), server, groupId,
-        options.requestTimeout().toMillis());
+    this.replicas = replicas;
   }
 
   /**
-   * Opens the node's store (creating the shard's tables on first start), starts its Raft server on
-   * its address and joins the shard's group, replaying the log above the tables' persisted state.
-   * Returns without waiting for a leader.
+   * Opens the node's store (creating its shards' tables on first start), starts its Raft server on
+   * its address and joins the group of every shard it has a replica of (formatting the groups on
+   * first start, recovering them after), replaying each log above its tables' persisted state.
+   * Returns without waiting for leaders.
    *
    * @throws ClusterException if the Raft server cannot start (the address is taken, storage damaged)
+   *     or the Raft storage holds other groups than the layout gives this node
    */
   public static ClusterNode start(ClusterNodeOptions options) {
     Path dir = options.dataDirectory().toAbsolutePath().normalize();
+    ClusterLayout layout = options.layout();
+    String nodeId = options.nodeId();
     KVStore store = KVStore.open(dir.resolve(STORE_DIR), options.storeOptions());
+    RaftServer server = null;
     try {
-      ShardSpec spec = options.shard();
-      Map<String, ReplicatedTable> tables = openTables(store, spec);
-      ShardStateMachine sm = new ShardStateMachine(spec.name(), tables);
-      RaftGroupId groupId = groupIdOf(spec);
-      List<RaftPeer> peers = new ArrayList<>();
-      options.peers().forEach((id, address) ->
-          peers.add(RaftPeer.newBuilder().setId(id).setAddress(address).build()));
+      Map<Integer, RaftGroup> groups = new LinkedHashMap<>();
+      Map<RaftGroupId, ShardStateMachine> machines = new HashMap<>();
+      Map<Integer, ShardStateMachine> machineOf = new LinkedHashMap<>();
+      for (int i : layout.shardsOf(nodeId)) {
+        ShardSpec spec = layout.shard(i);
+        ShardStateMachine sm = new ShardStateMachine(spec.name(), openTables(store, spec));
+        RaftGroup group = groupOf(layout, i);
+        groups.put(i, group);
+        machines.put(group.getGroupId(), sm);
+        machineOf.put(i, sm);
+      }
       Path raftDir = dir.resolve(RAFT_DIR);
       Files.createDirectories(raftDir);
-      boolean existing = Files.isDirectory(raftDir.resolve(groupId.getUuid().toString()));
-      RaftServer server = RaftServer.newBuilder()
-          .setServerId(RaftPeerId.valueOf(options.nodeId()))
-          .setGroup(RaftGroup.valueOf(groupId, peers))
-          .setProperties(raftProperties(options, raftDir))
-          .setStateMachine(sm)
-          .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
-          .build();
-      try {
-        server.start();
-      } catch (IOException | RuntimeException e) {
-        closeQuietly(server, e);
-        throw e;
+      Set<RaftGroupId> existing = groupDirectories(raftDir);
+      Set<RaftGroupId> expected = new HashSet<>(machines.keySet());
+      if (!existing.isEmpty() && !existing.equals(expected)) {
+        throw new ClusterException("node " + nodeId + ": " + raftDir + " holds the Raft groups " + existing
+            + " but the layout (" + layout.shardCount() + " shards over " + layout.nodes().keySet()
+            + ") gives this node " + expected + "; a cluster's shards and nodes are fixed when it is created");
       }
-      return new ClusterNode(options, store, server, groupId, sm);
+      server = RaftServer.newBuilder()
+          .setServerId(RaftPeerId.valueOf(nodeId))
+          .setStateMachineRegistry(groupId -> {
+            ShardStateMachine sm = machines.get(groupId);
+            if (sm == null) {
+              throw new IllegalStateException("node " + nodeId + ": Raft group " + groupId + " is no shard of this node");
+            }
+            return sm;
+          })
+          .setProperties(raftProperties(options, raftDir))
+          .setOption(RaftStorage.StartupOption.RECOVER)
+          .build();
+      server.start();
+      ClientId admin = ClientId.randomId();
+      long callId = 0;
+      for (RaftGroup group : groups.values()) {
+        if (!existing.contains(group.getGroupId())) {
+          RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(admin,
+              RaftPeerId.valueOf(nodeId), callId++, group, true));
+          if (!reply.isSuccess()) {
+            throw new ClusterException("node " + nodeId + ": joining the Raft group " + group.getGroupId()
+                + " failed: " + reply.getException(), reply.getException());
+          }
+        }
+      }
+      Map<Integer, Replica> replicas = new LinkedHashMap<>();
+      for (Map.Entry<Integer, RaftGroup> e : groups.entrySet()) {
+        int i = e.getKey();
+        RaftGroupId groupId = e.getValue().getGroupId();
+        replicas.put(i, new Replica(groupId, machineOf.get(i), new Shard(layout.shard(i), nodeId, server, groupId,
+            options.requestTimeout().toMillis())));
+      }
+      return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas));
     } catch (IOException | RuntimeException e) {
+      if (server != null) {
+        closeQuietly(server, e);
+      }
       try {
         store.close();
       } catch (KVStoreException suppressed) {
@@ -120,8 +163,22 @@ public final class ClusterNode implements AutoCloseable {
       if (e instanceof KVStoreException k) {
         throw k;
       }
-      throw new ClusterException("node " + options.nodeId() + ": starting the Raft server failed", e);
+      throw new ClusterException("node " + nodeId + ": starting the Raft server failed", e);
     }
+  }
+
+  private static Set<RaftGroupId> groupDirectories(Path raftDir) throws IOException {
+    Set<RaftGroupId> ids = new HashSet<>();
+    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(raftDir, Files::isDirectory)) {
+      for (Path d : dirs) {
+        try {
+          ids.add(RaftGroupId.valueOf(UUID.fromString(d.getFileName().toString())));
+        } catch (IllegalArgumentException notAGroup) {
+          // Ratis ignores a directory whose name is not a group id; so does this check
+        }
+      }
+    }
+    return ids;
   }
 
   private static void closeQuietly(RaftServer server, Exception cause) {
@@ -132,10 +189,21 @@ public final class ClusterNode implements AutoCloseable {
     }
   }
 
-  /** The shard's group id: derived from its name, so every node computes the same one. */
+  /** Shard {@code index}'s group id: derived from its name, so every node computes the same one. */
   static RaftGroupId groupIdOf(ShardSpec spec) {
     return RaftGroupId.valueOf(
         UUID.nameUUIDFromBytes(("kvstore-shard:" + spec.name()).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** Shard {@code index}'s group: its replicas, the preferred leader with the higher priority. */
+  static RaftGroup groupOf(ClusterLayout layout, int index) {
+    List<String> ids = layout.replicas(index);
+    List<RaftPeer> peers = new ArrayList<>();
+    for (String id : ids) {
+      peers.add(RaftPeer.newBuilder().setId(id).setAddress(layout.nodes().get(id))
+          .setPriority(id.equals(ids.get(0)) ? 1 : 0).build());
+    }
+    return RaftGroup.valueOf(groupIdOf(layout.shard(index)), peers);
   }
 
   private static Map<String, ReplicatedTable> openTables(KVStore store, ShardSpec spec) {
@@ -158,7 +226,7 @@ public final class ClusterNode implements AutoCloseable {
   private static RaftProperties raftProperties(ClusterNodeOptions o, Path raftDir) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
-    String address = o.peers().get(o.nodeId());
+    String address = o.layout().nodes().get(o.nodeId());
     int colon = address.lastIndexOf(':');
     if (colon < 0) {
       throw new IllegalArgumentException("peer address " + address + " of node " + o.nodeId() + " is not host:port");
@@ -185,39 +253,67 @@ public final class ClusterNode implements AutoCloseable {
     return options.nodeId();
   }
 
-  /** The node's handle on its shard replica. */
-  public Shard shard() {
-    return shard;
+  public ClusterLayout layout() {
+    return options.layout();
   }
 
-  /** The node's store (the shard's tables are replicated: read them, never write them directly). */
+  /** The shards this node has a replica of. */
+  public Set<Integer> shardIndexes() {
+    return replicas.keySet();
+  }
+
+  /**
+   * The node's handle on its replica of shard {@code index}.
+   *
+   * @throws IllegalArgumentException if this node holds no replica of it
+   */
+  public Shard shard(int index) {
+    return replica(index).shard();
+  }
+
+  /** The node's replica of the shard that owns {@code key}'s hash slot. */
+  public Shard shardOfKey(byte[] key) {
+    return shard(options.layout().shardOfKey(key));
+  }
+
+  private Replica replica(int index) {
+    Replica r = replicas.get(index);
+    if (r == null) {
+      throw new IllegalArgumentException("node " + options.nodeId() + " holds no replica of shard " + index
+          + " (it holds " + replicas.keySet() + ")");
+    }
+    return r;
+  }
+
+  /** The node's store (the shard tables are replicated: read them, never write them directly). */
   public KVStore store() {
     return store;
   }
 
-  /** The shard's state machine on this node (its counters, for tests and metrics). */
-  public ShardStateMachine stateMachine() {
-    return stateMachine;
+  /** Shard {@code index}'s state machine on this node (its counters, for tests and metrics). */
+  public ShardStateMachine stateMachine(int index) {
+    return replica(index).stateMachine();
   }
 
   /**
-   * Takes a snapshot of this replica now: every shard table persists its state and the (term,
-   * index) stamp is replaced; Ratis may then purge the log up to what every replica has. Returns the
-   * snapshot's index.
+   * Takes a snapshot of this node's replica of shard {@code index} now: every table of the shard
+   * persists its state and the (term, index) stamp is replaced; Ratis may then purge the log up to
+   * what every replica has. Returns the snapshot's index.
    */
-  public long takeSnapshot() {
+  public long takeSnapshot(int index) {
+    RaftGroupId groupId = replica(index).groupId();
     // creation gap 1: snapshot whenever anything was applied since the last one (Ratis' default gap is 1024)
     SnapshotManagementRequest request = SnapshotManagementRequest.newCreate(ClientId.randomId(),
         RaftPeerId.valueOf(options.nodeId()), groupId, 1, options.requestTimeout().toMillis(), 1);
     try {
       RaftClientReply reply = server.snapshotManagement(request);
       if (!reply.isSuccess()) {
-        throw new ClusterException("node " + options.nodeId() + ": snapshot failed: " + reply.getException(),
-            reply.getException());
+        throw new ClusterException("node " + options.nodeId() + ": snapshot of shard " + index + " failed: "
+            + reply.getException(), reply.getException());
       }
       return reply.getLogIndex();
     } catch (IOException e) {
-      throw new ClusterException("node " + options.nodeId() + ": snapshot failed", e);
+      throw new ClusterException("node " + options.nodeId() + ": snapshot of shard " + index + " failed", e);
     }
   }
 
@@ -249,6 +345,6 @@ public final class ClusterNode implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "ClusterNode(" + options.nodeId() + ", shard " + options.shard().name() + ")";
+    return "ClusterNode(" + options.nodeId() + ", shards " + replicas.keySet() + ")";
   }
 }

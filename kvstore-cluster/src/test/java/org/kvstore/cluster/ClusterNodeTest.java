@@ -49,7 +49,7 @@ class ClusterNodeTest {
         continue;
       }
       for (String k : keys) {
-        assertThat(s(n.shard().get(T, b(k)))).as("node %s key %s", id, k).isEqualTo(model.get(k));
+        assertThat(s(n.shard(0).get(T, b(k)))).as("node %s key %s", id, k).isEqualTo(model.get(k));
       }
     }
   }
@@ -61,26 +61,26 @@ class ClusterNodeTest {
       ClusterNode leader = c.awaitLeader();
       Map<String, String> model = new TreeMap<>();
       for (int i = 0; i < 30; i++) {
-        leader.shard().put(T, b("k" + i), b("v" + i));
+        leader.shard(0).put(T, b("k" + i), b("v" + i));
         model.put("k" + i, "v" + i);
       }
-      leader.shard().remove(T, b("k3"));
+      leader.shard(0).remove(T, b("k3"));
       model.remove("k3");
       // A linearizable read on a follower sees the acknowledged writes without waiting for anything.
       assertEveryNodeHas(c, model, List.of("k0", "k3", "k29"));
       for (String id : c.ids()) {
         ClusterNode n = c.node(id);
         if (n != leader) {
-          assertThatThrownBy(() -> n.shard().put(T, b("x"), b("y")))
+          assertThatThrownBy(() -> n.shard(0).put(T, b("x"), b("y")))
               .isInstanceOf(NotLeaderException.class)
               .satisfies(e -> assertThat(((NotLeaderException) e).leaderId()).isEqualTo(leader.nodeId()));
         }
       }
       // The entry's Raft index is the version of what it wrote, the same on every replica.
-      long version = leader.shard().getEntry(T, b("k29")).version();
+      long version = leader.shard(0).getEntry(T, b("k29")).version();
       assertThat(version).isPositive();
       for (String id : c.ids()) {
-        assertThat(c.node(id).shard().getEntry(T, b("k29")).version()).isEqualTo(version);
+        assertThat(c.node(id).shard(0).getEntry(T, b("k29")).version()).isEqualTo(version);
       }
     }
   }
@@ -92,7 +92,7 @@ class ClusterNodeTest {
       ClusterNode first = c.awaitLeader();
       Map<String, String> model = new TreeMap<>();
       for (int i = 0; i < 20; i++) {
-        first.shard().append(T, b("k" + (i % 5)), b("a" + i + ","));
+        first.shard(0).append(T, b("k" + (i % 5)), b("a" + i + ","));
         model.merge("k" + (i % 5), "a" + i + ",", String::concat);
       }
       String oldId = first.nodeId();
@@ -100,15 +100,15 @@ class ClusterNodeTest {
       ClusterNode second = c.awaitLeader();
       assertThat(second.nodeId()).isNotEqualTo(oldId);
       for (int i = 20; i < 40; i++) {
-        second.shard().append(T, b("k" + (i % 5)), b("b" + i + ","));
+        second.shard(0).append(T, b("k" + (i % 5)), b("b" + i + ","));
         model.merge("k" + (i % 5), "b" + i + ",", String::concat);
       }
-      long index = second.shard().appliedIndex();
+      long index = second.shard(0).appliedIndex();
       ClusterNode back = c.start(oldId);
       c.awaitApplied(index);
       // Caught up: its own table holds the new leader's writes, read directly, without Raft.
       for (Map.Entry<String, String> e : model.entrySet()) {
-        assertThat(s(back.store().get(TestCluster.SHARD.name(), T, b(e.getKey())))).isEqualTo(e.getValue());
+        assertThat(s(back.store().get("s0", T, b(e.getKey())))).isEqualTo(e.getValue());
       }
       assertEveryNodeHas(c, model, List.copyOf(model.keySet()));
     }
@@ -127,29 +127,29 @@ class ClusterNodeTest {
         String k = keys.get(rnd.nextInt(keys.size()));
         int op = rnd.nextInt(10);
         if (op < 7) {
-          leader.shard().append(T, b(k), b(i + ","));
+          leader.shard(0).append(T, b(k), b(i + ","));
           model.merge(k, i + ",", String::concat);
         } else if (op < 9) {
-          leader.shard().put(T, b(k), b("p" + i + ","));
+          leader.shard(0).put(T, b(k), b("p" + i + ","));
           model.put(k, "p" + i + ",");
         } else {
-          leader.shard().remove(T, b(k));
+          leader.shard(0).remove(T, b(k));
           model.remove(k);
         }
       }
-      long index = leader.shard().appliedIndex();
+      long index = leader.shard(0).appliedIndex();
       c.awaitApplied(index);
       c.stopAll();
 
       c.startAll();
       ClusterNode again = c.awaitLeader();
-      again.shard().readBarrier();
+      again.shard(0).readBarrier();
       c.awaitApplied(index);
       assertEveryNodeHas(c, model, keys);
       for (String id : c.ids()) {
         // Closing checkpointed every table, so the log replayed from its start is skipped table by
         // table; the tables refuse an index at or below what they have, so a second apply would throw.
-        assertThat(c.node(id).stateMachine().tableAppliesSkipped()).as("node %s", id).isGreaterThanOrEqualTo(index);
+        assertThat(c.node(id).stateMachine(0).tableAppliesSkipped()).as("node %s", id).isGreaterThanOrEqualTo(index);
       }
     }
   }
@@ -169,24 +169,24 @@ class ClusterNodeTest {
       ClusterNode leader = c.awaitLeader();
       for (int i = 0; i < 30; i++) {
         String k = keys.get(i % 3);
-        leader.shard().append(T, b(k), b(i + ","));
+        leader.shard(0).append(T, b(k), b(i + ","));
         model.merge(k, i + ",", String::concat);
       }
-      long applied = leader.shard().appliedIndex();
+      long applied = leader.shard(0).appliedIndex();
       c.awaitApplied(applied);
-      long snapshot = leader.takeSnapshot();
+      long snapshot = leader.takeSnapshot(0);
       assertThat(snapshot).isGreaterThanOrEqualTo(applied);
       Path stampDir = dir.resolve(leader.nodeId()).resolve("raft")
-          .resolve(ClusterNode.groupIdOf(TestCluster.SHARD).getUuid().toString()).resolve("sm");
+          .resolve(ClusterNode.groupIdOf(c.layout().shard(0)).getUuid().toString()).resolve("sm");
       ShardSnapshotFile.Stamp stamp = ShardSnapshotFile.read(stampDir);
       assertThat(stamp.index()).isEqualTo(snapshot);
-      assertThat(stamp.term()).isEqualTo(leader.shard().term());
+      assertThat(stamp.term()).isEqualTo(leader.shard(0).term());
       for (int i = 30; i < 60; i++) {
         String k = keys.get(i % 3);
-        leader.shard().append(T, b(k), b(i + ","));
+        leader.shard(0).append(T, b(k), b(i + ","));
         model.merge(k, i + ",", String::concat);
       }
-      long last = leader.shard().appliedIndex();
+      long last = leader.shard(0).appliedIndex();
       c.awaitApplied(last);
       // Crash every node: their stores persist nothing more, so the leader's tables stay at the
       // snapshot and the others at their creation; only the Raft logs have the later entries.
@@ -197,17 +197,17 @@ class ClusterNodeTest {
         disks.get(id).heal();
       }
       c.startAll();
-      assertThat(c.node(leaderId).store().replicatedTable(TestCluster.SHARD.name(), T).persistedLsn())
+      assertThat(c.node(leaderId).store().replicatedTable("s0", T).persistedLsn())
           .isEqualTo(snapshot);
-      c.awaitLeader().shard().readBarrier();
+      c.awaitLeader().shard(0).readBarrier();
       c.awaitApplied(last);
       assertEveryNodeHas(c, model, keys);
       // The node with the stamp replayed its log from the entry after the snapshot, no earlier; the
       // others have no stamp and replayed from the log's start.
-      assertThat(c.node(leaderId).stateMachine().firstIndexApplied()).isEqualTo(snapshot + 1);
+      assertThat(c.node(leaderId).stateMachine(0).firstIndexApplied()).isEqualTo(snapshot + 1);
       for (String id : c.ids()) {
         if (!id.equals(leaderId)) {
-          assertThat(c.node(id).stateMachine().firstIndexApplied()).as("node %s", id).isZero();
+          assertThat(c.node(id).stateMachine(0).firstIndexApplied()).as("node %s", id).isZero();
         }
       }
     }
@@ -228,7 +228,7 @@ class ClusterNodeTest {
           int thread = t;
           done.add(pool.submit(() -> {
             for (int i = 0; i < perThread; i++) {
-              leader.shard().append(T, b(keys.get(i % keys.size())), b("t" + thread + "." + i + ","));
+              leader.shard(0).append(T, b(keys.get(i % keys.size())), b("t" + thread + "." + i + ","));
             }
             return null;
           }));
@@ -242,7 +242,7 @@ class ClusterNodeTest {
       for (String id : c.ids()) {
         List<String> tokens = new ArrayList<>();
         for (String k : keys) {
-          for (String token : s(c.node(id).shard().get(T, b(k))).split(",")) {
+          for (String token : s(c.node(id).shard(0).get(T, b(k))).split(",")) {
             assertThat(token).startsWith("t");
             tokens.add(k + ":" + token);
           }

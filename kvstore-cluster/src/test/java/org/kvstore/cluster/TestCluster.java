@@ -18,16 +18,23 @@ import org.kvstore.StoreOptions;
  */
 final class TestCluster implements AutoCloseable {
   static final String TABLE = "0";
-  static final ShardSpec SHARD = new ShardSpec("s0", List.of(TABLE, "meta"), "lsm");
+  static final List<String> TABLES = List.of(TABLE, "meta");
   static final Duration WAIT = Duration.ofSeconds(20);
 
   private final Path root;
+  private final int shards;
   private final Map<String, String> peers = new LinkedHashMap<>();
   private final Map<String, ClusterNode> nodes = new LinkedHashMap<>();
   private final Map<String, StoreOptions> storeOptions = new LinkedHashMap<>();
 
   TestCluster(Path root) throws IOException {
+    this(root, 1);
+  }
+
+  /** Three nodes, {@code shards} shards (each replicated on all three). */
+  TestCluster(Path root, int shards) throws IOException {
     this.root = root;
+    this.shards = shards;
     for (int i = 1; i <= 3; i++) {
       peers.put("n" + i, "127.0.0.1:" + freePort());
     }
@@ -37,6 +44,10 @@ final class TestCluster implements AutoCloseable {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
+  }
+
+  ClusterLayout layout() {
+    return new ClusterLayout(peers, shards, TABLES, "lsm");
   }
 
   List<String> ids() {
@@ -49,7 +60,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   ClusterNode start(String id) {
-    ClusterNodeOptions o = ClusterNodeOptions.of(id, root.resolve(id), peers, SHARD)
+    ClusterNodeOptions o = ClusterNodeOptions.of(id, root.resolve(id), layout())
         .withTimeouts(Duration.ofMillis(600), Duration.ofMillis(1200), Duration.ofSeconds(10))
         .withStoreOptions(storeOptions.getOrDefault(id, StoreOptions.defaults()));
     ClusterNode n = ClusterNode.start(o);
@@ -83,27 +94,32 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
-  /** The running node that leads, waiting up to {@link #WAIT} for one all running nodes agree on. */
+  /** The running node that leads shard 0, waiting up to {@link #WAIT} for one. */
   ClusterNode awaitLeader() throws InterruptedException {
+    return awaitLeader(0);
+  }
+
+  /** The running node that leads shard {@code shard}, waiting up to {@link #WAIT} for one. */
+  ClusterNode awaitLeader(int shard) throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       for (ClusterNode n : nodes.values()) {
-        if (n.shard().isLeader()) {
+        if (n.shard(shard).isLeader()) {
           return n;
         }
       }
       Thread.sleep(50);
     }
-    throw new AssertionError("no leader within " + WAIT + " among " + nodes.keySet());
+    throw new AssertionError("no leader of shard " + shard + " within " + WAIT + " among " + nodes.keySet());
   }
 
   /** Waits until every running node has applied at least {@code index}. */
   void awaitApplied(long index) throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     for (ClusterNode n : nodes.values()) {
-      while (n.shard().appliedIndex() < index) {
+      while (n.shard(0).appliedIndex() < index) {
         if (System.nanoTime() > deadline) {
-          throw new AssertionError(n.nodeId() + " applied only " + n.shard().appliedIndex() + " < " + index);
+          throw new AssertionError(n.nodeId() + " applied only " + n.shard(0).appliedIndex() + " < " + index);
         }
         Thread.sleep(20);
       }

@@ -1,0 +1,117 @@
+package org.kvstore.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three nodes hosting six shards each in one JVM: routing by hash slot, leaders spread, restart. */
+class MultiShardClusterTest {
+  private static final int SHARDS = 6;
+  private static final String T = TestCluster.TABLE;
+
+  @TempDir
+  Path dir;
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Waits until every shard is led by its preferred replica (Ratis yields to the higher priority). */
+  private static void awaitPreferredLeaders(TestCluster c) throws InterruptedException {
+    long deadline = System.nanoTime() + TestCluster.WAIT.toNanos() * 2;
+    ClusterLayout layout = c.layout();
+    while (true) {
+      Map<Integer, String> wrong = new LinkedHashMap<>();
+      for (int i = 0; i < SHARDS; i++) {
+        String preferred = layout.replicas(i).get(0);
+        if (!c.node(preferred).shard(i).isLeader()) {
+          wrong.put(i, preferred);
+        }
+      }
+      if (wrong.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("shards not led by their preferred node (shard=node): " + wrong);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  @Test
+  void sixShards_leadersSpreadTwoPerNode_keysLandInTheirSlotsShard_andSurviveARestart() throws Exception {
+    try (TestCluster c = new TestCluster(dir, SHARDS)) {
+      c.startAll();
+      ClusterLayout layout = c.layout();
+      for (String id : c.ids()) {
+        assertThat(c.node(id).shardIndexes()).containsExactly(0, 1, 2, 3, 4, 5);
+      }
+      awaitPreferredLeaders(c);
+      Map<String, Integer> led = new LinkedHashMap<>();
+      for (String id : c.ids()) {
+        for (int i = 0; i < SHARDS; i++) {
+          if (c.node(id).shard(i).isLeader()) {
+            led.merge(id, 1, Integer::sum);
+          }
+        }
+      }
+      assertThat(led).containsOnlyKeys("n1", "n2", "n3").allSatisfy((id, n) -> assertThat(n).isEqualTo(2));
+
+      Map<String, String> model = new LinkedHashMap<>();
+      for (int k = 0; k < 120; k++) {
+        String key = "key:" + k;
+        int shard = layout.shardOfKey(b(key));
+        c.node(layout.replicas(shard).get(0)).shardOfKey(b(key)).put(T, b(key), b("v" + k));
+        model.put(key, "v" + k);
+      }
+      // a key is in its slot's shard (database s<i>) on every replica, and in no other shard
+      for (String id : c.ids()) {
+        ClusterNode n = c.node(id);
+        for (Map.Entry<String, String> e : model.entrySet()) {
+          int shard = layout.shardOfKey(b(e.getKey()));
+          assertThat(new String(n.shard(shard).get(T, b(e.getKey())), StandardCharsets.UTF_8))
+              .as("node %s key %s", id, e.getKey()).isEqualTo(e.getValue());
+          for (int other = 0; other < SHARDS; other++) {
+            if (other != shard) {
+              assertThat(n.store().get("s" + other, T, b(e.getKey()))).as("node %s shard %d", id, other).isNull();
+            }
+          }
+        }
+      }
+      // a non-leader of a shard refuses its writes, naming the leader
+      String follower = layout.replicas(2).get(1);
+      assertThatThrownBy(() -> c.node(follower).shard(2).put(T, b("x"), b("y")))
+          .isInstanceOf(NotLeaderException.class).hasMessageContaining(layout.replicas(2).get(0));
+
+      c.stopAll();
+      c.startAll();
+      for (Map.Entry<String, String> e : model.entrySet()) {
+        int shard = layout.shardOfKey(b(e.getKey()));
+        c.awaitLeader(shard);
+        assertThat(new String(c.node("n3").shard(shard).get(T, b(e.getKey())), StandardCharsets.UTF_8))
+            .isEqualTo(e.getValue());
+      }
+    }
+  }
+
+  @Test
+  void restart_withAnotherShardCount_isRefusedNamingTheGroupsAndTheLayout() throws Exception {
+    try (TestCluster c = new TestCluster(dir, SHARDS)) {
+      c.start("n1");
+      c.stop("n1");
+    }
+    try (TestCluster other = new TestCluster(dir, 4)) {
+      assertThatThrownBy(() -> other.start("n1"))
+          .isInstanceOf(ClusterException.class)
+          .hasMessageContaining("holds the Raft groups")
+          .hasMessageContaining("4 shards over [n1, n2, n3]")
+          .hasMessageContaining("fixed when it is created");
+    }
+  }
+}
