@@ -8,13 +8,18 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.kvstore.KVStoreException;
 import org.kvstore.StoreOptions;
 
 /**
  * Three cluster nodes in this JVM, on free loopback ports, each with its own data directory, for
  * tests: start, stop and restart nodes, find the leader. Timeouts are short but leave room for a
- * busy 2-core machine. Thread safety: confined to the test thread.
+ * busy 2-core machine.
+ *
+ * <p>Thread safety: starting and stopping nodes is confined to one thread at a time (the test's, or
+ * a fault thread's); {@link #node} and {@link #runningLeader} may be called from any thread (the
+ * running nodes are a concurrent map).
  */
 final class TestCluster implements AutoCloseable {
   static final String TABLE = "0";
@@ -24,7 +29,7 @@ final class TestCluster implements AutoCloseable {
   private final Path root;
   private final int shards;
   private final Map<String, String> peers = new LinkedHashMap<>();
-  private final Map<String, ClusterNode> nodes = new LinkedHashMap<>();
+  private final Map<String, ClusterNode> nodes = new ConcurrentHashMap<>();
   private final Map<String, StoreOptions> storeOptions = new LinkedHashMap<>();
 
   TestCluster(Path root) throws IOException {
@@ -111,6 +116,19 @@ final class TestCluster implements AutoCloseable {
       Thread.sleep(50);
     }
     throw new AssertionError("no leader of shard " + shard + " within " + WAIT + " among " + nodes.keySet());
+  }
+
+  /**
+   * A running node that believes it leads shard {@code shard}, or null when none does right now (an
+   * election, or the leader is stopped).
+   */
+  ClusterNode runningLeader(int shard) {
+    for (ClusterNode n : nodes.values()) {
+      if (n.shard(shard).isLeader()) {
+        return n;
+      }
+    }
+    return null;
   }
 
   /** Waits until every running node has applied at least {@code index}. */

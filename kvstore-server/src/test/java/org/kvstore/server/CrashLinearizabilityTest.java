@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.testkit.history.LinearizabilityAssertions;
 import org.kvstore.testkit.Seeds;
 import org.kvstore.testkit.TestScale;
 import org.kvstore.testkit.history.Command;

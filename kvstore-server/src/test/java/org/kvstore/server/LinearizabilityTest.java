@@ -8,6 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.kvstore.testkit.history.LinearizabilityAssertions;
 import org.kvstore.testkit.Seeds;
 import org.kvstore.testkit.TestScale;
 import org.kvstore.testkit.history.Command;

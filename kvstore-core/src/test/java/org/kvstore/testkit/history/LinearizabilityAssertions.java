@@ -1,4 +1,4 @@
-package org.kvstore.server;
+package org.kvstore.testkit.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,15 +8,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.kvstore.testkit.history.CheckResult;
-import org.kvstore.testkit.history.LinearizabilityChecker;
-import org.kvstore.testkit.history.Operation;
 
-/** Checks a history and, when it fails, keeps the failing keys' histories in target/reliability/. */
-final class LinearizabilityAssertions {
+/**
+ * Checks a history and, when it fails, keeps the failing keys' histories in target/reliability/.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class LinearizabilityAssertions {
   private LinearizabilityAssertions() {}
 
-  static void assertLinearizable(List<Operation> history, String run) throws IOException {
+  public static void assertLinearizable(List<Operation> history, String run) throws IOException {
     long start = System.nanoTime();
     CheckResult result = LinearizabilityChecker.forRegisters().check(history);
     System.out.printf("%s: %s (checked in %d ms)%n", run, result.report().lines().findFirst().orElse(""),
