@@ -97,13 +97,23 @@ public final class ToyStorePreset implements Preset {
           && b.param("threads").equals(r.param("threads"))).mapToDouble(ResultRow::opsPerSecond).findFirst()
           .orElse(Double.NaN);
       int threads = Integer.parseInt(r.param("threads"));
-      cells.add(List.of(r.system(), r.param("durability"), r.param("threads"), Long.toString(r.ops()),
-          Numbers.seconds(r.seconds()), Numbers.rate(r.opsPerSecond()), Numbers.rate(r.opsPerSecond() / threads),
-          Numbers.percent(r.opsPerSecond() / memory), Numbers.millis(r.p50Ms()), Numbers.millis(r.p99Ms())));
+      List<String> c = new ArrayList<>(List.of(r.system(), r.param("durability"), r.param("threads"),
+          Long.toString(r.ops()), Numbers.seconds(r.seconds()), Numbers.rate(r.opsPerSecond())));
+      if (ctx.repeat() > 1) {
+        c.add(Numbers.percent(r.spread()));
+      }
+      c.addAll(List.of(Numbers.rate(r.opsPerSecond() / threads), Numbers.percent(r.opsPerSecond() / memory),
+          Numbers.millis(r.p50Ms()), Numbers.millis(r.p99Ms())));
+      cells.add(c);
     }
+    List<String> headers = new ArrayList<>(List.of("engine", "durability", "threads", "total ops", "runtime s",
+        "ops/s"));
+    if (ctx.repeat() > 1) {
+      headers.add("ops/s spread");
+    }
+    headers.addAll(List.of("ops/s per thread", "of memory", "p50 ms", "p99 ms"));
     s.table(new ResultTable("total_ops_per_sec and the fraction of the memory engine's",
-        List.of("engine", "durability", "threads", "total ops", "runtime s", "ops/s", "ops/s per thread",
-            "of memory", "p50 ms", "p99 ms"), cells,
+        headers, cells,
         "none: the log is written, never fsynced; periodic: fsynced every sync interval (the seed's asynchronous "
             + "persistence); sync: each write waits for its fsync, shared by a group commit (the seed's synchronous)."));
     List<Chart.Series> series = new ArrayList<>();
