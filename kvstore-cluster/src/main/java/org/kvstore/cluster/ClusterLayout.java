@@ -48,11 +48,6 @@ public record ClusterLayout(Map<String, String> nodes, int shardCount, List<Stri
     tables = List.copyOf(tables);
   }
 
-  /** A cluster of one shard over {@code nodes}, as the foundation's tests and single-group uses have it. */
-  public static ClusterLayout singleShard(Map<String, String> nodes, List<String> tables, String engine) {
-    return new ClusterLayout(nodes, 1, tables, engine);
-  }
-
   static String shardName(int index) {
     return "s" + index;
   }

@@ -189,7 +189,7 @@ public final class ClusterNode implements AutoCloseable {
     }
   }
 
-  /** Shard {@code index}'s group id: derived from its name, so every node computes the same one. */
+  /** A shard's group id: derived from its name, so every node computes the same one. */
   static RaftGroupId groupIdOf(ShardSpec spec) {
     return RaftGroupId.valueOf(
         UUID.nameUUIDFromBytes(("kvstore-shard:" + spec.name()).getBytes(StandardCharsets.UTF_8)));
