@@ -285,6 +285,15 @@ public final class ClusterNode implements AutoCloseable {
     return r;
   }
 
+  /** The status of every shard replica of this node, in shard order (metrics, {@code INFO}). */
+  public List<ShardStatus> status() {
+    List<ShardStatus> status = new ArrayList<>(replicas.size());
+    for (Replica r : replicas.values()) {
+      status.add(r.shard().status());
+    }
+    return status;
+  }
+
   /** The node's store (the shard tables are replicated: read them, never write them directly). */
   public KVStore store() {
     return store;

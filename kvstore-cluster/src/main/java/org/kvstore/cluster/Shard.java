@@ -3,11 +3,15 @@ package org.kvstore.cluster;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -197,6 +201,25 @@ public final class Shard {
   /** This replica's current Raft term. */
   public long term() {
     return division().getInfo().getCurrentTerm();
+  }
+
+  /** This replica's role, term, commit and applied index, and on the leader the followers' lag. */
+  public ShardStatus status() {
+    RaftServer.Division d = division();
+    org.apache.ratis.server.DivisionInfo info = d.getInfo();
+    long commit = d.getRaftLog().getLastCommittedIndex();
+    Map<String, Long> lag = new TreeMap<>();
+    if (info.isLeader()) {
+      for (CommitInfoProto c : d.getCommitInfos()) {
+        String peer = c.getServer().getId().toStringUtf8();
+        if (!peer.equals(nodeId)) {
+          lag.put(peer, Math.max(0, commit - c.getCommitIndex()));
+        }
+      }
+    }
+    RaftPeerId leader = info.getLeaderId();
+    return new ShardStatus(spec.name(), info.getCurrentRole().name().toLowerCase(Locale.ROOT),
+        info.getCurrentTerm(), leader == null ? null : leader.toString(), commit, info.getLastAppliedIndex(), lag);
   }
 
   /** This replica's last applied Raft index. */

@@ -44,6 +44,19 @@ class MultiShardClusterTest {
     }
   }
 
+  private static ShardStatus awaitFollowersCaughtUp(ClusterNode leader, int shard) throws InterruptedException {
+    long deadline = System.nanoTime() + TestCluster.WAIT.toNanos();
+    ShardStatus s = leader.status().get(shard);
+    while (s.followerLag().values().stream().anyMatch(lag -> lag > 0) || s.followerLag().size() < 2) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("followers of shard " + shard + " still behind: " + s);
+      }
+      Thread.sleep(50);
+      s = leader.status().get(shard);
+    }
+    return s;
+  }
+
   @Test
   void sixShards_leadersSpreadTwoPerNode_keysLandInTheirSlotsShard_andSurviveARestart() throws Exception {
     try (TestCluster c = new TestCluster(dir, SHARDS)) {
@@ -82,6 +95,26 @@ class MultiShardClusterTest {
               assertThat(n.store().get("s" + other, T, b(e.getKey()))).as("node %s shard %d", id, other).isNull();
             }
           }
+        }
+      }
+      // every replica reports its shard's role, term and indexes; the leader its followers' lag,
+      // which drops to 0 once they have the writes
+      for (int i = 0; i < SHARDS; i++) {
+        String preferred = layout.replicas(i).get(0);
+        ShardStatus leading = awaitFollowersCaughtUp(c.node(preferred), i);
+        assertThat(leading.role()).isEqualTo("leader");
+        assertThat(leading.leaderId()).isEqualTo(preferred);
+        assertThat(leading.followerLag()).containsOnlyKeys(layout.replicas(i).subList(1, 3));
+        assertThat(leading.term()).isPositive();
+        assertThat(leading.appliedIndex()).isLessThanOrEqualTo(leading.commitIndex()).isPositive();
+        for (String id : layout.replicas(i).subList(1, 3)) {
+          ShardStatus following = c.node(id).status().get(i);
+          assertThat(following.shard()).isEqualTo("s" + i);
+          assertThat(following.role()).isEqualTo("follower");
+          assertThat(following.leaderId()).isEqualTo(preferred);
+          assertThat(following.term()).isEqualTo(leading.term());
+          assertThat(following.followerLag()).isEmpty();
+          assertThat(following.appliedIndex()).isLessThanOrEqualTo(following.commitIndex());
         }
       }
       // a non-leader of a shard refuses its writes, naming the leader
