@@ -62,14 +62,6 @@ public record ClusterLayout(Map<String, String> nodes, int shardCount, List<Stri
     return new ShardSpec(shardName(index), tables, engine);
   }
 
-  public List<ShardSpec> shards() {
-    List<ShardSpec> shards = new ArrayList<>(shardCount);
-    for (int i = 0; i < shardCount; i++) {
-      shards.add(shard(i));
-    }
-    return shards;
-  }
-
   /** The slots shard {@code index} owns. */
   public SlotRange slots(int index) {
     checkShard(index);

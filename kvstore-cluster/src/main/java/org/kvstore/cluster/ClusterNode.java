@@ -100,14 +100,12 @@ public final class ClusterNode implements AutoCloseable {
     try {
       Map<Integer, RaftGroup> groups = new LinkedHashMap<>();
       Map<RaftGroupId, ShardStateMachine> machines = new HashMap<>();
-      Map<Integer, ShardStateMachine> machineOf = new LinkedHashMap<>();
       for (int i : layout.shardsOf(nodeId)) {
         ShardSpec spec = layout.shard(i);
         ShardStateMachine sm = new ShardStateMachine(spec.name(), openTables(store, spec));
         RaftGroup group = groupOf(layout, i);
         groups.put(i, group);
         machines.put(group.getGroupId(), sm);
-        machineOf.put(i, sm);
       }
       Path raftDir = dir.resolve(RAFT_DIR);
       Files.createDirectories(raftDir);
@@ -147,7 +145,7 @@ public final class ClusterNode implements AutoCloseable {
       for (Map.Entry<Integer, RaftGroup> e : groups.entrySet()) {
         int i = e.getKey();
         RaftGroupId groupId = e.getValue().getGroupId();
-        replicas.put(i, new Replica(groupId, machineOf.get(i), new Shard(layout.shard(i), nodeId, server, groupId,
+        replicas.put(i, new Replica(groupId, machines.get(groupId), new Shard(layout.shard(i), nodeId, server, groupId,
             options.requestTimeout().toMillis())));
       }
       return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas));

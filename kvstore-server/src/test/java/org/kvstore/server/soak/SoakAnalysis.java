@@ -191,8 +191,8 @@ final class SoakAnalysis {
   record Slope(double percentPer10Min, double standardError) {
     /**
      * Whether the growth is shown to exceed {@code limit}: the slope less two standard errors
-     * is above it. Over an hour of samples the standard error is a few hundredths of a percent and
-     * this is the slope itself; over the four minutes after a 5-minute run's warm-up, the heap's
+     * is above it. Over an hour of samples the standard error is a small fraction of the limit and
+     * this is close to the slope itself; over the four minutes after a 5-minute run's warm-up, the heap's
      * few-MiB swings from sample to sample (the block cache's fill, a compaction's buffers at the
      * moment of the collection) make it several percent, and a line through them alone would
      * pass or fail by chance.
@@ -215,7 +215,7 @@ final class SoakAnalysis {
     if (line == null) {
       return new Slope(Double.NaN, Double.NaN);
     }
-    boolean[] kept = null;
+    boolean[] dropped = null;
     // Each round measures the residuals from the latest line, so outliers that tilted the first
     // line (and hid among the residuals it gave the other samples) show up in the next.
     for (int round = 0; round < 3; round++) {
@@ -228,21 +228,21 @@ final class SoakAnalysis {
         deviations[i] = Math.abs(deviations[i] - median);
       }
       double mad = median(deviations);
-      boolean[] dropped = new boolean[n];
+      boolean[] outliers = new boolean[n];
       Integer[] byDeviation = new Integer[n];
       for (int i = 0; i < n; i++) {
         byDeviation[i] = i;
       }
       Arrays.sort(byDeviation, (a, b) -> Double.compare(deviations[b], deviations[a]));
       for (int k = 0; k < n / 5 && deviations[byDeviation[k]] > 4 * mad; k++) {
-        dropped[byDeviation[k]] = true;
+        outliers[byDeviation[k]] = true;
       }
-      double[] refit = leastSquares(t, v, dropped);
+      double[] refit = leastSquares(t, v, outliers);
       if (refit == null) {
         break;
       }
       line = refit;
-      kept = dropped;
+      dropped = outliers;
     }
     double mean = 0;
     for (double x : v) {
@@ -255,7 +255,7 @@ final class SoakAnalysis {
     int m = 0;
     double meanT = 0;
     for (int i = 0; i < n; i++) {
-      if (kept == null || !kept[i]) {
+      if (dropped == null || !dropped[i]) {
         m++;
         meanT += t[i];
       }
@@ -264,7 +264,7 @@ final class SoakAnalysis {
     double squares = 0;
     double sxx = 0;
     for (int i = 0; i < n; i++) {
-      if (kept == null || !kept[i]) {
+      if (dropped == null || !dropped[i]) {
         double r = v[i] - (line[0] + line[1] * t[i]);
         squares += r * r;
         sxx += (t[i] - meanT) * (t[i] - meanT);
