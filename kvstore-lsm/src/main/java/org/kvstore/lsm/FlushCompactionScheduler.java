@@ -168,8 +168,13 @@ final class FlushCompactionScheduler {
           }
         }
       }).get();
-      if (noSpace == null && failure == null && !shuttingDown && compactionScheduled.compareAndSet(false, true)) {
-        compactionThread.submit(this::compactWhileDue).get();
+      if (noSpace == null && failure == null && !shuttingDown) {
+        // Always a run of its own, queued behind any run a flush above scheduled (the compaction
+        // thread is single and runs in order), so that the retry waits for the due compactions.
+        compactionThread.submit(() -> {
+          compactionScheduled.set(true);
+          compactWhileDue();
+        }).get();
       }
     } catch (RejectedExecutionException e) {
       throw new IOException("table " + name + " is closed", e);

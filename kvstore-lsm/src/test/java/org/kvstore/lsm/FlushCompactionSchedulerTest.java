@@ -37,6 +37,8 @@ class FlushCompactionSchedulerTest {
     volatile IOException compactionFailure;
     /** Whether a compaction waits for its abort instead of finishing. */
     volatile boolean compactionBlocksUntilAborted;
+    /** How long each compaction takes before it does anything, so that callers must wait for it. */
+    volatile long compactionMillis;
 
     FrozenMemTable freeze() {
       FrozenMemTable f = new FrozenMemTable(new MemTable(), 0, 0, new CompletableFuture<>());
@@ -68,6 +70,13 @@ class FlushCompactionSchedulerTest {
 
     @Override
     public boolean compactOnce(BooleanSupplier aborted) throws IOException {
+      if (compactionMillis > 0) {
+        try {
+          Thread.sleep(compactionMillis);
+        } catch (InterruptedException e) {
+          throw new IOException(e);
+        }
+      }
       if (compactionBlocksUntilAborted) {
         while (!aborted.getAsBoolean()) {
           Thread.onSpinWait();
@@ -284,7 +293,8 @@ class FlushCompactionSchedulerTest {
     table.level0Full = true;
     table.dueCompactions.set(1);
     scheduler.maybeScheduleCompaction();
-    for (int i = 0; i < 200 && scheduler.noSpace() == null; i++) {
+    // The scheduler notes the failure, then tells the table: wait for both.
+    for (int i = 0; i < 200 && (scheduler.noSpace() == null || table.outOfSpace.isEmpty()); i++) {
       Thread.sleep(5);
     }
     assertThat(scheduler.noSpace()).isSameAs(full);
@@ -311,6 +321,9 @@ class FlushCompactionSchedulerTest {
     table.flushFailure = null;
     table.compactionFailure = new IOException("No space left on device");
     table.dueCompactions.set(1);
+    // A slow compaction: the one the retry's flush schedules is still running when the retry
+    // asks for its own, and the retry must wait for it rather than return early.
+    table.compactionMillis = 200;
     scheduler.retryAfterNoSpace();
 
     assertThat(table.flushed).containsExactly(f);
