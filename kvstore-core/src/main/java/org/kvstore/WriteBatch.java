@@ -1,9 +1,13 @@
 package org.kvstore;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 import org.kvstore.spi.Mutation;
 
@@ -164,6 +168,54 @@ public final class WriteBatch {
   /** The mutations, in order (a read-only view). */
   public List<Mutation> mutations() {
     return Collections.unmodifiableList(mutations);
+  }
+
+  /** The entries of keys as they were before a batch, for {@link #resolve}. */
+  @FunctionalInterface
+  public interface CurrentEntries {
+    /** The entry of {@code key} before the batch, or {@code null} when absent or expired. */
+    Entry get(byte[] key) throws IOException;
+  }
+
+  /**
+   * The batch's mutations as an engine or a replication log takes them: preconditions checked
+   * against the entries before the batch ({@code current}, read only for mutations whose options
+   * read it; may be null when {@link #readsCurrent()} is false), times to live and keep-expiry
+   * resolved to absolute times at {@code nowMillis}.
+   *
+   * @param table the table's qualified name, for the error
+   * @throws PreconditionFailedException naming the key when a precondition fails
+   * @throws IOException when reading a current entry fails
+   */
+  public List<Mutation> resolve(String table, long nowMillis, CurrentEntries current) throws IOException {
+    List<Mutation> out = new ArrayList<>(mutations.size());
+    Map<ByteBuffer, Entry> writtenHere = current == null ? null : new HashMap<>();
+    for (int i = 0; i < mutations.size(); i++) {
+      Mutation m = mutations.get(i);
+      PutOptions o = options(i);
+      if (o == PutOptions.defaults()) {
+        out.add(m);
+      } else {
+        Entry before = null;
+        if (current != null && o.readsCurrent()) {
+          before = current.get(m.key());
+          if (!o.precondition().holds(before)) {
+            throw new PreconditionFailedException(table, m.key(), o.precondition(), before);
+          }
+          ByteBuffer k = ByteBuffer.wrap(m.key());
+          if (writtenHere.containsKey(k)) {
+            before = writtenHere.get(k); // keep-expiry follows an earlier put of the batch
+          }
+        }
+        out.add(m.isRemove() ? m : Mutation.put(m.key(), m.value(), o.resolveExpiry(nowMillis, before)));
+      }
+      if (writtenHere != null) {
+        Mutation last = out.get(out.size() - 1);
+        writtenHere.put(ByteBuffer.wrap(last.key()),
+            last.isRemove() ? null : new Entry(last.value(), 0, last.expiresAt()));
+      }
+    }
+    return out;
   }
 
   static byte[] utf8(String s) {

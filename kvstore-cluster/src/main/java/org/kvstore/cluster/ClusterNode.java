@@ -146,7 +146,7 @@ public final class ClusterNode implements AutoCloseable {
         int i = e.getKey();
         RaftGroupId groupId = e.getValue().getGroupId();
         replicas.put(i, new Replica(groupId, machines.get(groupId), new Shard(layout.shard(i), nodeId, server, groupId,
-            options.requestTimeout().toMillis())));
+            machines.get(groupId), options.requestTimeout().toMillis())));
       }
       return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas));
     } catch (IOException | RuntimeException e) {

@@ -28,6 +28,7 @@ import org.kvstore.cluster.codec.ShardEntryFormat;
 import org.kvstore.cluster.codec.ShardQuery;
 import org.kvstore.cluster.codec.TableEffects;
 import org.kvstore.cluster.shard.KeyLatches;
+import org.kvstore.cluster.shard.ShardStateMachine;
 import org.kvstore.spi.Mutation;
 
 /**
@@ -56,10 +57,13 @@ public final class Shard {
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
   private final KeyLatches latches = new KeyLatches();
+  private final ShardStateMachine stateMachine;
   private static final long RETRY_MILLIS = 50;
 
-  Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, long timeoutMillis) {
+  Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, ShardStateMachine stateMachine,
+      long timeoutMillis) {
     this.spec = spec;
+    this.stateMachine = stateMachine;
     this.nodeId = nodeId;
     this.server = server;
     this.peerId = RaftPeerId.valueOf(nodeId);
@@ -88,8 +92,8 @@ public final class Shard {
     write(table, List.of(Mutation.remove(key.clone())));
   }
 
-  /** Writes blind effects on one table as one entry. */
-  public void write(String table, List<Mutation> mutations) {
+  /** Writes blind effects on one table as one entry; returns its Raft index, the entries' version. */
+  public long write(String table, List<Mutation> mutations) {
     checkTable(table);
     List<byte[]> keys = new ArrayList<>(mutations.size());
     for (Mutation m : mutations) {
@@ -99,7 +103,7 @@ public final class Shard {
     checkLeader();
     latches.lock(stripes);
     try {
-      propose(ShardEntry.of(table, mutations));
+      return propose(ShardEntry.of(table, mutations));
     } finally {
       latches.unlock(stripes);
     }
@@ -109,30 +113,28 @@ public final class Shard {
    * Atomic read-modify-write on the leader: reads the entries of {@code keys} (null for absent),
    * passes them to {@code effects}, and writes the mutations it returns (empty or null: nothing), as
    * one entry of effects. No other write of those keys through this leader runs in between, and
-   * the read sees every write committed before it.
+   * the read sees every write committed before it. Returns the entry's Raft index (the version of
+   * what it wrote), or 0 when there was nothing to write.
    *
    * @throws InvalidArgumentException if the effects touch a key not among {@code keys}
    */
-  public void update(String table, List<byte[]> keys, Function<Entry[], List<Mutation>> effects) {
+  public long update(String table, List<byte[]> keys, Function<Entry[], List<Mutation>> effects) {
     checkTable(table);
     int[] stripes = KeyLatches.stripesOf(table, keys);
     checkLeader();
     latches.lock(stripes);
     try {
-      Entry[] current = new Entry[keys.size()];
-      for (int i = 0; i < current.length; i++) {
-        current[i] = getEntry(table, keys.get(i));
-      }
+      Entry[] current = getEntries(table, keys);
       List<Mutation> out = effects.apply(current);
       if (out == null || out.isEmpty()) {
-        return;
+        return 0;
       }
       for (Mutation m : out) {
         if (keys.stream().noneMatch(k -> java.util.Arrays.equals(k, m.key()))) {
           throw new InvalidArgumentException("effects", "write a key that was not read");
         }
       }
-      propose(ShardEntry.of(table, out));
+      return propose(ShardEntry.of(table, out));
     } finally {
       latches.unlock(stripes);
     }
@@ -171,6 +173,30 @@ public final class Shard {
     RaftClientReply reply = send(RaftClientRequest.readRequestType(),
         ShardQuery.get(table, key).encode());
     return ShardQuery.decodeEntry(reply.getMessage().getContent().toByteArray());
+  }
+
+  /**
+   * The entries of {@code keys} (null where absent or expired), linearizable as a whole: one read
+   * barrier, then this replica's table.
+   */
+  public Entry[] getEntries(String table, List<byte[]> keys) {
+    checkTable(table);
+    readBarrier();
+    org.kvstore.Table local = stateMachine.table(table);
+    Entry[] out = new Entry[keys.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = local.getEntry(keys.get(i));
+    }
+    return out;
+  }
+
+  /**
+   * This replica's read handle on the shard's table {@code table}: it shows what the replica has
+   * applied; call {@link #readBarrier} first for a linearizable read.
+   */
+  public org.kvstore.Table localTable(String table) {
+    checkTable(table);
+    return stateMachine.table(table);
   }
 
   /**
@@ -240,11 +266,12 @@ public final class Shard {
     }
   }
 
-  private void propose(ShardEntry entry) {
+  /** Proposes {@code entry} and returns its Raft index once the leader applied it. */
+  private long propose(ShardEntry entry) {
     for (TableEffects t : entry.tables()) {
       checkTable(t.table());
     }
-    send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry));
+    return send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry)).getLogIndex();
   }
 
   private RaftServer.Division division() {

@@ -304,7 +304,7 @@ public final class StoreTable implements Table, ReplicatedTable {
    * The entries of keys as they were before a batch, each read once. REQUIRES: the keys' stripes
    * locked and quiescent. Thread safety: confined to the writing thread.
    */
-  private final class CurrentEntries {
+  private final class CurrentEntries implements WriteBatch.CurrentEntries {
     private final Map<ByteBuffer, Entry> read = new HashMap<>();
     private final Map<ByteBuffer, Entry> seeded = new HashMap<>();
 
@@ -313,7 +313,8 @@ public final class StoreTable implements Table, ReplicatedTable {
       seeded.put(ByteBuffer.wrap(key), entry);
     }
 
-    Entry get(byte[] key) throws IOException {
+    @Override
+    public Entry get(byte[] key) throws IOException {
       ByteBuffer k = ByteBuffer.wrap(key);
       if (seeded.containsKey(k)) {
         return seeded.get(k);
@@ -337,42 +338,16 @@ public final class StoreTable implements Table, ReplicatedTable {
   }
 
   /**
-   * The mutations of {@code batch} as the engine takes them: preconditions checked against the
-   * entries before the batch ({@code current}; null when the batch reads none), times to live and
-   * keep-expiry resolved to absolute times. Throws {@link PreconditionFailedException} when a
-   * precondition fails.
+   * The mutations of {@code batch} as the engine takes them ({@link WriteBatch#resolve}): {@code
+   * mutations} when it has no options, else preconditions checked against {@code current} and
+   * expiries resolved at the clock's time.
    */
   private List<Mutation> resolve(WriteBatch batch, List<Mutation> mutations, CurrentEntries current)
       throws IOException {
-    long now = clock.millis();
-    List<Mutation> out = new ArrayList<>(mutations.size());
-    Map<ByteBuffer, Entry> writtenHere = current == null ? null : new HashMap<>();
-    for (int i = 0; i < mutations.size(); i++) {
-      Mutation m = mutations.get(i);
-      PutOptions o = batch.options(i);
-      if (o == PutOptions.defaults()) {
-        out.add(m);
-      } else {
-        Entry before = null;
-        if (current != null && o.readsCurrent()) {
-          before = current.get(m.key());
-          if (!o.precondition().holds(before)) {
-            throw new PreconditionFailedException(qualifiedName(), m.key(), o.precondition(), before);
-          }
-          ByteBuffer k = ByteBuffer.wrap(m.key());
-          if (writtenHere.containsKey(k)) {
-            before = writtenHere.get(k); // keep-expiry follows an earlier put of the batch
-          }
-        }
-        out.add(m.isRemove() ? m : Mutation.put(m.key(), m.value(), o.resolveExpiry(now, before)));
-      }
-      if (writtenHere != null) {
-        Mutation last = out.get(out.size() - 1);
-        writtenHere.put(ByteBuffer.wrap(last.key()),
-            last.isRemove() ? null : new Entry(last.value(), 0, last.expiresAt()));
-      }
+    if (!batch.hasOptions()) {
+      return mutations;
     }
-    return out;
+    return batch.resolve(qualifiedName(), clock.millis(), current);
   }
 
   @Override

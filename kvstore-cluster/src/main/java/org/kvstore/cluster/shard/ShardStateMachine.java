@@ -190,6 +190,21 @@ public final class ShardStateMachine extends BaseStateMachine {
     return last.getIndex();
   }
 
+  /**
+   * The read handle of the shard's table {@code name} on this replica. Reading it directly sees only
+   * what this replica applied: call {@link org.kvstore.cluster.Shard#readBarrier} first for a
+   * linearizable read.
+   *
+   * @throws IllegalArgumentException if the shard has no such table
+   */
+  public org.kvstore.Table table(String name) {
+    ReplicatedTable t = tables.get(name);
+    if (t == null) {
+      throw new IllegalArgumentException("shard " + shard + " has no table " + name);
+    }
+    return t.table();
+  }
+
   @Override
   public CompletableFuture<Message> query(Message request) {
     try {

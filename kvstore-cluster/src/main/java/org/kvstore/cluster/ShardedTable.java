@@ -1,0 +1,455 @@
+package org.kvstore.cluster;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.kvstore.Cursor;
+import org.kvstore.Durability;
+import org.kvstore.Entry;
+import org.kvstore.InvalidArgumentException;
+import org.kvstore.Precondition;
+import org.kvstore.PutOptions;
+import org.kvstore.Table;
+import org.kvstore.TableInfo;
+import org.kvstore.WriteBatch;
+import org.kvstore.WriteResult;
+import org.kvstore.cluster.slots.HashSlot;
+import org.kvstore.spi.Mutation;
+
+/**
+ * One table of every shard of a cluster, seen from one node as one {@link Table}, so that the
+ * server's command layer runs unchanged on a cluster: each key goes to the shard that owns its hash
+ * slot ({@link ClusterLayout#shardOfKey}).
+ *
+ * <ul>
+ *   <li><b>Writes</b> run on the shard's leader ({@link Shard#write}, {@link Shard#update}). On a
+ *       node that does not lead the shard they throw {@link SlotMovedException} naming the leader.
+ *       While the shard elects a leader (none known, or this node elected and not yet ready), a
+ *       write waits up to the election wait for one, then is redirected to it; with none by then it
+ *       throws {@link ClusterDownException}. A batch or read-modify-write whose keys lie in several
+ *       shards throws {@link CrossSlotException}: only one shard's keys are written atomically.
+ *   <li><b>Reads</b> are linearizable on any replica (one read barrier per call, then the local
+ *       table); {@link #multiGetReadOnly} takes one barrier per shard.
+ *   <li><b>Scans</b> ({@link #scan}, and what counts keys) cover the shards this node leads, as a
+ *       Redis Cluster node's {@code KEYS}, {@code SCAN} and {@code DBSIZE} cover its own slots.
+ *   <li>Versions are Raft indexes of the key's shard; expiry times are resolved on the leader with
+ *       the store's clock and logged as absolute times.
+ * </ul>
+ *
+ * <p>Thread safety: thread-safe; calls block until Raft answers (run them off event loops).
+ */
+public final class ShardedTable implements Table {
+  /** The name {@link #database()} gives: the table spans the shard databases of the node's store. */
+  public static final String DATABASE = "cluster";
+  private static final long POLL_MILLIS = 10;
+
+  private final ClusterNode node;
+  private final ClusterLayout layout;
+  private final String table;
+  private final Clock clock;
+  private final long electionWaitNanos;
+
+  /**
+   * @param table a table of every shard ({@link ClusterLayout#tables()})
+   * @param electionWait how long a write waits for a shard without a leader before {@link
+   *     ClusterDownException}: about one election timeout
+   */
+  public ShardedTable(ClusterNode node, String table, Duration electionWait) {
+    if (!node.layout().tables().contains(table)) {
+      throw new InvalidArgumentException("table", "the cluster's shards have no table " + table
+          + " (tables: " + node.layout().tables() + ")");
+    }
+    this.node = node;
+    this.layout = node.layout();
+    this.table = table;
+    this.clock = node.store().options().clock();
+    this.electionWaitNanos = electionWait.toNanos();
+  }
+
+  @Override
+  public String database() {
+    return DATABASE;
+  }
+
+  @Override
+  public String name() {
+    return table;
+  }
+
+  // ---- routing ----
+
+  /**
+   * The slot every key of {@code keys} hashes to.
+   *
+   * @throws CrossSlotException if they hash to different slots
+   */
+  public static int commonSlot(List<byte[]> keys) {
+    int slot = -1;
+    for (byte[] k : keys) {
+      int s = HashSlot.of(k);
+      if (slot >= 0 && s != slot) {
+        throw new CrossSlotException("keys in one request hash to different slots (" + slot + " and " + s
+            + "); a hash tag such as {user1} in each key puts them in one slot");
+      }
+      slot = s;
+    }
+    return slot;
+  }
+
+  /** The shard all of {@code keys} belong to. @throws CrossSlotException if they span shards */
+  private int commonShard(List<byte[]> keys) {
+    if (keys.isEmpty()) {
+      throw new InvalidArgumentException("keys", "must not be empty");
+    }
+    int shard = -1;
+    for (byte[] k : keys) {
+      checkKey(k);
+      int s = layout.shardOfKey(k);
+      if (shard >= 0 && s != shard) {
+        throw new CrossSlotException("keys of one atomic write lie in different shards (" + layout.shard(shard).name()
+            + " and " + layout.shard(s).name() + "); a hash tag such as {user1} in each key puts them in one slot");
+      }
+      shard = s;
+    }
+    return shard;
+  }
+
+  /**
+   * Returns once this node leads the shard that owns {@code slot} and is ready to serve it, waiting
+   * through an election.
+   *
+   * @throws SlotMovedException if another node leads it
+   * @throws ClusterDownException if no leader was known by the end of the election wait
+   */
+  public Shard leaderOf(int slot) {
+    int i = layout.shardOf(slot);
+    String name = layout.shard(i).name();
+    if (!node.shardIndexes().contains(i)) {
+      throw new SlotMovedException(slot, name, layout.replicas(i).get(0));
+    }
+    Shard s = node.shard(i);
+    long deadline = System.nanoTime() + electionWaitNanos;
+    while (true) {
+      if (s.isLeader()) {
+        return s;
+      }
+      String leader = s.leaderId();
+      if (leader != null && !leader.equals(node.nodeId())) {
+        throw new SlotMovedException(slot, name, leader);
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new ClusterDownException(slot, name, leader == null
+            ? "no leader known after " + TimeUnit.NANOSECONDS.toMillis(electionWaitNanos) + " ms"
+            : "node " + leader + " was elected but has not committed its first entry yet");
+      }
+      pause();
+    }
+  }
+
+  /** Runs {@code op} on the leader of {@code slot}'s shard, following a leader change before it proposed. */
+  private <T> T onLeader(int slot, Function<Shard, T> op) {
+    long deadline = System.nanoTime() + electionWaitNanos;
+    while (true) {
+      Shard s = leaderOf(slot);
+      try {
+        return op.apply(s);
+      } catch (NotLeaderException e) {
+        // It lost the lead before proposing: nothing was written.
+        String leader = e.leaderId();
+        if (leader != null && !leader.equals(node.nodeId())) {
+          throw new SlotMovedException(slot, s.spec().name(), leader);
+        }
+        if (System.nanoTime() - deadline >= 0) {
+          throw new ClusterDownException(slot, s.spec().name(), e.getMessage());
+        }
+        pause();
+      }
+    }
+  }
+
+  /** This node's replica of the shard of {@code slot}, for a read. */
+  private Shard replicaOf(int slot) {
+    int i = layout.shardOf(slot);
+    if (!node.shardIndexes().contains(i)) {
+      throw new SlotMovedException(slot, layout.shard(i).name(), layout.replicas(i).get(0));
+    }
+    return node.shard(i);
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(POLL_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClusterException("interrupted while waiting for a shard leader", e);
+    }
+  }
+
+  private static int slotOf(byte[] key) {
+    checkKey(key);
+    return HashSlot.of(key);
+  }
+
+  private static void checkKey(byte[] key) {
+    if (key == null || key.length == 0) {
+      throw new InvalidArgumentException("key", key == null ? "must not be null" : "must not be empty");
+    }
+  }
+
+  // ---- reads ----
+
+  @Override
+  public byte[] get(byte[] key) {
+    Entry e = getEntry(key);
+    return e == null ? null : e.value();
+  }
+
+  @Override
+  public Entry getEntry(byte[] key) {
+    return replicaOf(slotOf(key)).getEntries(table, List.of(key))[0];
+  }
+
+  @Override
+  public void multiGetReadOnly(byte[][] keys, byte[][] values) {
+    if (keys.length != values.length) {
+      throw new InvalidArgumentException("values",
+          "must have one slot per key: " + keys.length + " keys but " + values.length + " slots");
+    }
+    Map<Integer, List<Integer>> byShard = new LinkedHashMap<>();
+    for (int i = 0; i < keys.length; i++) {
+      checkKey(keys[i]);
+      byShard.computeIfAbsent(layout.shardOfKey(keys[i]), s -> new ArrayList<>()).add(i);
+    }
+    for (List<Integer> positions : byShard.values()) {
+      List<byte[]> group = new ArrayList<>(positions.size());
+      for (int p : positions) {
+        group.add(keys[p]);
+      }
+      Entry[] found = replicaOf(HashSlot.of(group.get(0))).getEntries(table, group);
+      for (int j = 0; j < found.length; j++) {
+        values[positions.get(j)] = found[j] == null ? null : found[j].value();
+      }
+    }
+  }
+
+  /**
+   * The entries in {@code [from, to)} of the shards this node leads (after a read barrier on each),
+   * merged in key order.
+   */
+  @Override
+  public Cursor scan(byte[] fromInclusive, byte[] toExclusive, int limit) {
+    List<Cursor> parts = new ArrayList<>();
+    try {
+      for (int i : node.shardIndexes()) {
+        Shard s = node.shard(i);
+        if (s.isLeader()) {
+          s.readBarrier();
+          parts.add(s.localTable(table).scan(fromInclusive, toExclusive, limit));
+        }
+      }
+    } catch (RuntimeException e) {
+      for (Cursor c : parts) {
+        c.close();
+      }
+      throw e;
+    }
+    return new MergingCursor(parts, limit);
+  }
+
+  // ---- writes ----
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    put(key, value, PutOptions.defaults());
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, PutOptions options) {
+    if (value == null || options == null) {
+      throw new InvalidArgumentException(value == null ? "value" : "options", "must not be null");
+    }
+    byte[] k = key == null ? null : key.clone();
+    byte[] v = value.clone();
+    int slot = slotOf(k);
+    if (!options.readsCurrent()) {
+      long version = onLeader(slot, s -> s.write(table, List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), null)))));
+      return new WriteResult(true, version, null);
+    }
+    Entry[] found = new Entry[1];
+    long version = onLeader(slot, s -> s.update(table, List.of(k), current -> {
+      found[0] = current[0];
+      if (!options.precondition().holds(current[0])) {
+        return null;
+      }
+      return List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), current[0])));
+    }));
+    if (version == 0) {
+      return new WriteResult(false, found[0] == null ? 0 : found[0].version(), found[0]);
+    }
+    return new WriteResult(true, version, found[0]);
+  }
+
+  @Override
+  public boolean remove(byte[] key) {
+    return remove(key, Precondition.none()).applied();
+  }
+
+  @Override
+  public WriteResult remove(byte[] key, Precondition precondition) {
+    if (precondition == null) {
+      throw new InvalidArgumentException("precondition", "must not be null");
+    }
+    byte[] k = key == null ? null : key.clone();
+    Entry[] found = new Entry[1];
+    long version = onLeader(slotOf(k), s -> s.update(table, List.of(k), current -> {
+      found[0] = current[0];
+      return current[0] != null && precondition.holds(current[0]) ? List.of(Mutation.remove(k)) : null;
+    }));
+    Entry previous = found[0];
+    if (version == 0) {
+      return new WriteResult(false, previous == null ? 0 : previous.version(), previous);
+    }
+    return new WriteResult(true, 0, previous);
+  }
+
+  @Override
+  public boolean expireAt(byte[] key, long epochMillis) {
+    if (epochMillis < 1) {
+      throw new InvalidArgumentException(
+          "expireAt", "must be a positive time in milliseconds since the epoch, was " + epochMillis);
+    }
+    byte[] k = key == null ? null : key.clone();
+    return onLeader(slotOf(k), s -> s.update(table, List.of(k), current -> {
+      if (current[0] == null) {
+        return null;
+      }
+      return epochMillis <= clock.millis()
+          ? List.of(Mutation.remove(k))
+          : List.of(Mutation.put(k, current[0].value(), epochMillis));
+    })) != 0;
+  }
+
+  @Override
+  public boolean persist(byte[] key) {
+    byte[] k = key == null ? null : key.clone();
+    return onLeader(slotOf(k), s -> s.update(table, List.of(k), current ->
+        current[0] == null || !current[0].hasExpiry()
+            ? null
+            : List.of(Mutation.put(k, current[0].value(), Entry.NO_EXPIRY)))) != 0;
+  }
+
+  @Override
+  public void updateEntries(List<byte[]> keys, Function<Entry[], WriteBatch> update) {
+    if (keys == null || update == null) {
+      throw new InvalidArgumentException(keys == null ? "keys" : "update", "must not be null");
+    }
+    List<byte[]> copies = new ArrayList<>(keys.size());
+    for (byte[] k : keys) {
+      checkKey(k);
+      copies.add(k.clone());
+    }
+    commonShard(copies);
+    onLeader(HashSlot.of(copies.get(0)), s -> s.update(table, copies, current -> {
+      WriteBatch batch = update.apply(current);
+      if (batch == null || batch.isEmpty()) {
+        return null;
+      }
+      return resolve(batch, copies, current);
+    }));
+  }
+
+  @Override
+  public void update(List<byte[]> keys, Function<byte[][], WriteBatch> update) {
+    if (update == null) {
+      throw new InvalidArgumentException("update", "must not be null");
+    }
+    updateEntries(keys, entries -> {
+      byte[][] values = new byte[entries.length][];
+      for (int i = 0; i < entries.length; i++) {
+        values[i] = entries[i] == null ? null : entries[i].value();
+      }
+      return update.apply(values);
+    });
+  }
+
+  @Override
+  public void write(WriteBatch batch) {
+    if (batch == null) {
+      throw new InvalidArgumentException("batch", "must not be null");
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    List<byte[]> keys = new ArrayList<>(batch.size());
+    for (Mutation m : batch.mutations()) {
+      keys.add(m.key());
+    }
+    commonShard(keys);
+    int slot = HashSlot.of(keys.get(0));
+    if (batch.readsCurrent()) {
+      onLeader(slot, s -> s.update(table, keys, current -> resolve(batch, keys, current)));
+    } else {
+      List<Mutation> mutations = resolve(batch, keys, null);
+      onLeader(slot, s -> s.write(table, mutations));
+    }
+  }
+
+  /** The batch's mutations with preconditions checked against {@code current} (entries of {@code keys}). */
+  private List<Mutation> resolve(WriteBatch batch, List<byte[]> keys, Entry[] current) {
+    try {
+      return batch.resolve(DATABASE + "/" + table, clock.millis(), current == null ? null : key -> {
+        for (int i = 0; i < keys.size(); i++) {
+          if (Arrays.equals(keys.get(i), key)) {
+            return current[i];
+          }
+        }
+        throw new InvalidArgumentException("batch", "writes a key that was not read");
+      });
+    } catch (IOException e) {
+      throw new IllegalStateException("resolving a batch against entries already read cannot do I/O", e);
+    }
+  }
+
+  // ---- table ----
+
+  /**
+   * The table as this node holds it: the sum of its replicas' entries and bytes, durability
+   * {@code sync} (a write is acknowledged once a majority has it on disk).
+   */
+  @Override
+  public TableInfo info() {
+    long entries = 0;
+    long bytes = 0;
+    for (int i : node.shardIndexes()) {
+      TableInfo t = node.shard(i).localTable(table).info();
+      entries += t.entryEstimate();
+      bytes += t.bytesOnDisk();
+    }
+    Path dir = node.store().directory();
+    return new TableInfo(DATABASE, table, 0, layout.engine(), Map.of("shards", Integer.toString(layout.shardCount())),
+        Durability.SYNC, entries, bytes, dir, Map.of());
+  }
+
+  /** Snapshots every shard this node leads ({@link ClusterNode#takeSnapshot}). */
+  @Override
+  public void flush() {
+    for (int i : node.shardIndexes()) {
+      if (node.shard(i).isLeader()) {
+        node.takeSnapshot(i);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ShardedTable(" + table + " over " + layout.shardCount() + " shards, node " + node.nodeId() + ")";
+  }
+}
