@@ -56,13 +56,21 @@ public final class ShardedTable implements Table {
   private final String table;
   private final Clock clock;
   private final long electionWaitNanos;
+  private final Function<String, String> endpoints;
+
+  /** A table without client addresses: redirects name the serving node only. */
+  public ShardedTable(ClusterNode node, String table, Duration electionWait) {
+    this(node, table, electionWait, id -> null);
+  }
 
   /**
    * @param table a table of every shard ({@link ClusterLayout#tables()})
    * @param electionWait how long a write waits for a shard without a leader before {@link
    *     ClusterDownException}: about one election timeout
+   * @param endpoints each node's client address ({@code host:port}) by node id, which redirects
+   *     carry ({@link SlotMovedException#endpoint()})
    */
-  public ShardedTable(ClusterNode node, String table, Duration electionWait) {
+  public ShardedTable(ClusterNode node, String table, Duration electionWait, Function<String, String> endpoints) {
     if (!node.layout().tables().contains(table)) {
       throw new InvalidArgumentException("table", "the cluster's shards have no table " + table
           + " (tables: " + node.layout().tables() + ")");
@@ -72,6 +80,11 @@ public final class ShardedTable implements Table {
     this.table = table;
     this.clock = node.store().options().clock();
     this.electionWaitNanos = electionWait.toNanos();
+    this.endpoints = endpoints;
+  }
+
+  private SlotMovedException moved(int slot, String shard, String nodeId) {
+    return new SlotMovedException(slot, shard, nodeId, endpoints.apply(nodeId));
   }
 
   @Override
@@ -133,7 +146,7 @@ public final class ShardedTable implements Table {
     int i = layout.shardOf(slot);
     String name = layout.shard(i).name();
     if (!node.shardIndexes().contains(i)) {
-      throw new SlotMovedException(slot, name, layout.replicas(i).get(0));
+      throw moved(slot, name, layout.replicas(i).get(0));
     }
     Shard s = node.shard(i);
     long deadline = System.nanoTime() + electionWaitNanos;
@@ -143,7 +156,7 @@ public final class ShardedTable implements Table {
       }
       String leader = s.leaderId();
       if (leader != null && !leader.equals(node.nodeId())) {
-        throw new SlotMovedException(slot, name, leader);
+        throw moved(slot, name, leader);
       }
       if (System.nanoTime() - deadline >= 0) {
         throw new ClusterDownException(slot, name, leader == null
@@ -165,7 +178,7 @@ public final class ShardedTable implements Table {
         // It lost the lead before proposing: nothing was written.
         String leader = e.leaderId();
         if (leader != null && !leader.equals(node.nodeId())) {
-          throw new SlotMovedException(slot, s.spec().name(), leader);
+          throw moved(slot, s.spec().name(), leader);
         }
         if (System.nanoTime() - deadline >= 0) {
           throw new ClusterDownException(slot, s.spec().name(), e.getMessage());
@@ -175,11 +188,16 @@ public final class ShardedTable implements Table {
     }
   }
 
+  /** Whether this node has a replica of the shard that owns {@code slot} (and may serve its reads). */
+  public boolean hasReplicaOf(int slot) {
+    return node.shardIndexes().contains(layout.shardOf(slot));
+  }
+
   /** This node's replica of the shard of {@code slot}, for a read. */
   private Shard replicaOf(int slot) {
     int i = layout.shardOf(slot);
     if (!node.shardIndexes().contains(i)) {
-      throw new SlotMovedException(slot, layout.shard(i).name(), layout.replicas(i).get(0));
+      throw moved(slot, layout.shard(i).name(), layout.replicas(i).get(0));
     }
     return node.shard(i);
   }
@@ -399,6 +417,22 @@ public final class ShardedTable implements Table {
     } else {
       List<Mutation> mutations = resolve(batch, keys, null);
       onLeader(slot, s -> s.write(table, mutations));
+    }
+  }
+
+  /**
+   * Removes each of {@code keys} (absent ones are no-ops), with one Raft entry per shard: atomic
+   * within a shard, not across shards. For clearing the keyspace ({@code FLUSHDB}), where Redis
+   * Cluster too removes each node's keys on its own.
+   */
+  public void removeEach(List<byte[]> keys) {
+    Map<Integer, List<Mutation>> byShard = new LinkedHashMap<>();
+    for (byte[] k : keys) {
+      checkKey(k);
+      byShard.computeIfAbsent(layout.shardOfKey(k), s -> new ArrayList<>()).add(Mutation.remove(k.clone()));
+    }
+    for (List<Mutation> removes : byShard.values()) {
+      onLeader(HashSlot.of(removes.get(0).key()), s -> s.write(table, removes));
     }
   }
 

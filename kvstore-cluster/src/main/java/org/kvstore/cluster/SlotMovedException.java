@@ -11,11 +11,23 @@ public final class SlotMovedException extends ClusterException {
   private static final long serialVersionUID = 1L;
   private final int slot;
   private final String nodeId;
+  private final String endpoint;
 
-  public SlotMovedException(int slot, String shard, String nodeId) {
-    super("hash slot " + slot + " (shard " + shard + ") is served by node " + nodeId);
+  /**
+   * @param endpoint the serving node's client address {@code host:port} (its Redis protocol), or
+   *     null when the caller has no client addresses
+   */
+  public SlotMovedException(int slot, String shard, String nodeId, String endpoint) {
+    super("hash slot " + slot + " (shard " + shard + ") is served by node " + nodeId
+        + (endpoint == null ? "" : " at " + endpoint));
     this.slot = slot;
     this.nodeId = nodeId;
+    this.endpoint = endpoint;
+  }
+
+  /** The serving node's client address {@code host:port}, or null when unknown. */
+  public String endpoint() {
+    return endpoint;
   }
 
   /** The hash slot of the request's keys. */

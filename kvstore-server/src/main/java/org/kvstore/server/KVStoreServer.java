@@ -19,6 +19,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.kvstore.KVStore;
+import org.kvstore.cluster.ClusterLayout;
+import org.kvstore.cluster.ClusterNode;
+import org.kvstore.cluster.ClusterNodeOptions;
+import org.kvstore.cluster.ShardedTable;
+import org.kvstore.server.cluster.ClusterFrontEnd;
+import org.kvstore.server.cluster.ClusterMembers;
 import org.kvstore.KVStoreException;
 import org.kvstore.StorageIOException;
 import org.kvstore.StoreLockedException;
@@ -73,6 +79,8 @@ public final class KVStoreServer implements AutoCloseable {
   /** The HTTP front end, or null when it is off. */
   private final HttpProtocolServer http;
   private final ServerMetrics metrics;
+  /** The cluster node this server fronts (it owns the store), or null for a single server. */
+  private final ClusterNode clusterNode;
   /** INFO for the server, DEBUG for the warm-up's scratch server: only one start and stop in the log. */
   private final Level lifecycleLevel;
   @GuardedBy("this")
@@ -82,8 +90,9 @@ public final class KVStoreServer implements AutoCloseable {
       ServerConfig config, KVStore store, ThreadPoolExecutor workers, ReadOffload reads,
       NettyTransport transport, List<ProtocolServer> servers, RespCommandExecutor executor,
       RespProtocolServer resp, HttpProtocolServer http, ThriftProtocolServer thrift,
-      ServerMetrics metrics, Level lifecycleLevel) {
+      ServerMetrics metrics, ClusterNode clusterNode, Level lifecycleLevel) {
     this.config = config;
+    this.clusterNode = clusterNode;
     this.store = store;
     this.workers = workers;
     this.reads = reads;
@@ -145,7 +154,8 @@ public final class KVStoreServer implements AutoCloseable {
 
   private static KVStoreServer start(ServerConfig config, Runnable beforeListening, Level lifecycleLevel) {
     checkDataDir(config.dataDir());
-    KVStore store = openStore(config);
+    ClusterNode clusterNode = config.clusterNodeId() == null ? null : startClusterNode(config);
+    KVStore store = clusterNode == null ? openStore(config) : clusterNode.store();
     ThreadPoolExecutor workers = null;
     ReadOffload reads = null;
     NettyTransport transport = null;
@@ -159,8 +169,17 @@ public final class KVStoreServer implements AutoCloseable {
       } catch (IllegalArgumentException e) {
         throw new ServerStartException("--default-engine: " + e.getMessage());
       }
-      Keyspace keyspace = new Keyspace(store, engine, config.databases());
-      keyspace.ensureDefaults();
+      Keyspace keyspace;
+      if (clusterNode != null) {
+        ClusterMembers members = config.clusterNodes();
+        ShardedTable table = new ShardedTable(clusterNode, CLUSTER_TABLE, config.clusterElectionTimeout().multipliedBy(2),
+            id -> members.member(id) == null ? null : members.member(id).endpoint());
+        keyspace = new Keyspace(new ClusterFrontEnd(clusterNode, members, table));
+        engine = clusterNode.layout().engine();
+      } else {
+        keyspace = new Keyspace(store, engine, config.databases());
+        keyspace.ensureDefaults();
+      }
       ServerSettings settings = new ServerSettings(
           version(), store.directory(), config.bind(), config.durability(), config.password(),
           config.maxClients(), config.protoMaxBulkLen(), config.protoMaxMultibulkLen());
@@ -221,7 +240,8 @@ public final class KVStoreServer implements AutoCloseable {
       int thriftPort = thrift == null ? -1 : thrift.address().getPort();
       settings.ports(respPort, httpPort, thriftPort);
       KVStoreServer server = new KVStoreServer(
-          config, store, workers, reads, transport, started, executor, resp, http, thrift, metrics, lifecycleLevel);
+          config, store, workers, reads, transport, started, executor, resp, http, thrift, metrics, clusterNode,
+          lifecycleLevel);
       server.logStarted(engine, respPort);
       return server;
     } catch (RuntimeException e) {
@@ -241,11 +261,46 @@ public final class KVStoreServer implements AutoCloseable {
         reads.close();
       }
       try {
-        store.close();
+        if (clusterNode != null) {
+          clusterNode.close();
+        } else {
+          store.close();
+        }
       } catch (KVStoreException suppressed) {
         e.addSuppressed(suppressed);
       }
       throw e;
+    }
+  }
+
+  /** The table of every shard: Redis' database 0, the one database of a cluster. */
+  static final String CLUSTER_TABLE = "0";
+
+  /**
+   * Starts this server's cluster node: its store and Raft server in the data directory, joined to
+   * the shard groups of the layout that cluster-nodes and cluster-shards give (the same on every
+   * node). Returns without waiting for leaders.
+   */
+  private static ClusterNode startClusterNode(ServerConfig config) {
+    ClusterMembers members = config.clusterNodes();
+    String engine = config.defaultEngine() == null ? "lsm" : config.defaultEngine();
+    ClusterLayout layout;
+    try {
+      layout = new ClusterLayout(members.raftAddresses(), config.clusterShards(), List.of(CLUSTER_TABLE), engine);
+    } catch (IllegalArgumentException | KVStoreException e) {
+      throw new ServerStartException("cluster: " + e.getMessage(), e);
+    }
+    Duration election = config.clusterElectionTimeout();
+    ClusterNodeOptions options = ClusterNodeOptions.of(config.clusterNodeId(), config.dataDir(), layout)
+        .withTimeouts(election, election.multipliedBy(2), Duration.ofSeconds(10).plus(election.multipliedBy(2)))
+        .withStoreOptions(storeOptions(config));
+    try {
+      return ClusterNode.start(options);
+    } catch (StoreLockedException e) {
+      throw new ServerStartException(e.getMessage(), e);
+    } catch (KVStoreException e) {
+      throw new ServerStartException("cannot start cluster node " + config.clusterNodeId() + " in " + config.dataDir()
+          + ": " + e.getMessage(), e);
     }
   }
 
@@ -262,14 +317,7 @@ public final class KVStoreServer implements AutoCloseable {
   }
 
   private static KVStore openStore(ServerConfig config) {
-    StoreOptions options = StoreOptions.builder()
-        .durability(config.durability())
-        .maxValueBytes((int) Math.min(config.protoMaxBulkLen(), Integer.MAX_VALUE - 16))
-        .blockCacheBytes(config.blockCacheBytes())
-        .writeBufferBytes(config.writeBufferBytes())
-        .checkpointInterval(Duration.ofSeconds(config.checkpointIntervalSeconds()))
-        .checkpointLogBytes(config.checkpointLogBytes())
-        .build();
+    StoreOptions options = storeOptions(config);
     try {
       return KVStore.open(config.dataDir(), options);
     } catch (StoreLockedException e) {
@@ -279,6 +327,17 @@ public final class KVStoreServer implements AutoCloseable {
     } catch (KVStoreException e) {
       throw new ServerStartException("cannot open the store in " + config.dataDir() + ": " + e.getMessage(), e);
     }
+  }
+
+  private static StoreOptions storeOptions(ServerConfig config) {
+    return StoreOptions.builder()
+        .durability(config.durability())
+        .maxValueBytes((int) Math.min(config.protoMaxBulkLen(), Integer.MAX_VALUE - 16))
+        .blockCacheBytes(config.blockCacheBytes())
+        .writeBufferBytes(config.writeBufferBytes())
+        .checkpointInterval(Duration.ofSeconds(config.checkpointIntervalSeconds()))
+        .checkpointLogBytes(config.checkpointLogBytes())
+        .build();
   }
 
   private static ThreadPoolExecutor newWorkerPool(int threads) {
@@ -402,15 +461,21 @@ public final class KVStoreServer implements AutoCloseable {
     transport.close();
     metrics.close();
     KVStoreException failure = null;
-    try {
-      if (store.failure() == null) {
-        store.checkpoint();
+    if (clusterNode == null) {
+      try {
+        if (store.failure() == null) {
+          store.checkpoint();
+        }
+      } catch (KVStoreException e) {
+        failure = e;
       }
-    } catch (KVStoreException e) {
-      failure = e;
     }
     try {
-      store.close();
+      if (clusterNode != null) {
+        clusterNode.close(); // the Raft server, then the store, which checkpoints
+      } else {
+        store.close();
+      }
     } catch (KVStoreException e) {
       if (failure != null) {
         e.addSuppressed(failure);

@@ -164,6 +164,26 @@ public final class ServerConfig {
           + " so that the JIT has compiled the request paths when clients arrive; ends sooner once compilation"
           + " settles; 0 = off");
 
+  /** This node's id among {@link #CLUSTER_NODES}: set, the server runs as a cluster node (docs/cluster.md). */
+  public static final Setting<String> CLUSTER_NODE_ID = Setting.of("cluster-node-id", "ID", null, "none",
+      "run as this node of the cluster that cluster-nodes lists; none = a single server",
+      s -> s.isEmpty() ? null : s, s -> s, s -> s == null || s.matches("[A-Za-z0-9_-]{1,64}") ? null
+          : "must be 1 to 64 letters, digits, '-' or '_'");
+  /** The cluster's nodes, the same list in the same order on every node. */
+  public static final Setting<org.kvstore.server.cluster.ClusterMembers> CLUSTER_NODES = Setting.of(
+      "cluster-nodes", "LIST", null, "none",
+      "the cluster's nodes as id=host:port@raftport,... (port: the node's Redis port), the same on every node",
+      s -> s.isEmpty() ? null : org.kvstore.server.cluster.ClusterMembers.parse(s), Object::toString, Setting.any());
+  /** How many shards the hash slots are split over; fixed when the cluster is created. */
+  public static final Setting<Integer> CLUSTER_SHARDS = Setting.of("cluster-shards", "N", 0, "one per node",
+      "how many shards (Raft groups of three replicas) the 16384 hash slots are split over, fixed at the"
+          + " cluster's creation; 0 = one per node",
+      s -> (int) Setting.number("cluster-shards", s, false), String::valueOf, Setting.range(0, 16384));
+  /** Raft's election timeout (the minimum; the maximum is twice it). */
+  public static final Setting<Integer> CLUSTER_ELECTION_TIMEOUT = Setting.integer("cluster-election-timeout", "MS",
+      1000, 100, 60_000, "a follower that hears no leader for this long to twice it starts an election;"
+          + " requests to a shard without a leader wait about as long");
+
   /** Every setting, in the order of {@code --help} and docs/server.md. */
   public static final List<Setting<?>> SETTINGS = List.of(
       DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, HTTP_CORS_ORIGIN,
@@ -171,7 +191,8 @@ public final class ServerConfig {
       PROTO_MAX_BULK_LEN, PROTO_MAX_MULTIBULK_LEN, DATABASES, MAX_CLIENTS, WORKER_THREADS, IO_THREADS,
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
-      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION);
+      WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
+      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -190,6 +211,26 @@ public final class ServerConfig {
   @SuppressWarnings("unchecked")
   public <T> T get(Setting<T> setting) {
     return (T) values.get(setting);
+  }
+
+  /** This node's id in a cluster, or null for a single server. */
+  public String clusterNodeId() {
+    return get(CLUSTER_NODE_ID);
+  }
+
+  /** The cluster's nodes, or null for a single server. */
+  public org.kvstore.server.cluster.ClusterMembers clusterNodes() {
+    return get(CLUSTER_NODES);
+  }
+
+  /** The cluster's shard count: as set, or one per node. */
+  public int clusterShards() {
+    int n = get(CLUSTER_SHARDS);
+    return n > 0 || clusterNodes() == null ? n : clusterNodes().members().size();
+  }
+
+  public java.time.Duration clusterElectionTimeout() {
+    return java.time.Duration.ofMillis(get(CLUSTER_ELECTION_TIMEOUT));
   }
 
   public Path dataDir() {
@@ -494,13 +535,42 @@ public final class ServerConfig {
       return this;
     }
 
-    /** The configuration: the values set, every other setting at its default. */
+    /**
+     * The configuration: the values set, every other setting at its default.
+     *
+     * @throws InvalidArgumentException if the cluster settings do not fit together
+     */
     public ServerConfig build() {
       Map<Setting<?>, Object> all = new HashMap<>();
       for (Setting<?> s : SETTINGS) {
         all.put(s, values.containsKey(s) ? values.get(s) : s.defaultValue());
       }
+      checkCluster(all);
       return new ServerConfig(Collections.unmodifiableMap(all));
+    }
+
+    /** A cluster node needs its id among the nodes; its Redis port is the one the list gives it. */
+    private void checkCluster(Map<Setting<?>, Object> all) {
+      String id = (String) all.get(CLUSTER_NODE_ID);
+      org.kvstore.server.cluster.ClusterMembers members =
+          (org.kvstore.server.cluster.ClusterMembers) all.get(CLUSTER_NODES);
+      if (id == null && members == null) {
+        return;
+      }
+      if (id == null || members == null) {
+        throw new InvalidArgumentException(id == null ? "cluster-node-id" : "cluster-nodes",
+            "a cluster node needs both cluster-node-id and cluster-nodes");
+      }
+      org.kvstore.server.cluster.ClusterMembers.Member me = members.member(id);
+      if (me == null) {
+        throw new InvalidArgumentException("cluster-node-id", "'" + id + "' is not one of the cluster-nodes "
+            + members.members().stream().map(org.kvstore.server.cluster.ClusterMembers.Member::id).toList());
+      }
+      if (values.containsKey(RESP_PORT) && (int) values.get(RESP_PORT) != me.port()) {
+        throw new InvalidArgumentException("resp-port", values.get(RESP_PORT) + " differs from node " + id
+            + "'s port " + me.port() + " in cluster-nodes, which clients are redirected to");
+      }
+      all.put(RESP_PORT, me.port());
     }
   }
 }

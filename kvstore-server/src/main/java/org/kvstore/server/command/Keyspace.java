@@ -23,6 +23,8 @@ import org.kvstore.TableInfo;
  */
 public final class Keyspace {
   public static final String DEFAULT_DB = "default";
+  /** Redis Cluster's reply to {@code SELECT} of a database other than 0. */
+  public static final String SELECT_IN_CLUSTER = "ERR SELECT is not allowed in cluster mode";
   /** Engines in order of preference when none is configured. */
   static final List<String> ENGINE_PREFERENCE = List.of("lsm", "bplus", "memory");
 
@@ -33,10 +35,31 @@ public final class Keyspace {
   /** Whether a table's writes wait for an fsync (then they run on worker threads). */
   private final Map<Table, Boolean> syncTables = new ConcurrentHashMap<>();
 
+  /** Set on a cluster node: database 0 is then the table over every shard, and the only one. */
+  private final org.kvstore.server.cluster.ClusterFrontEnd cluster;
+
   public Keyspace(KVStore store, String defaultEngine, int databases) {
     this.store = store;
     this.defaultEngine = defaultEngine;
     this.databases = databases;
+    this.cluster = null;
+  }
+
+  /**
+   * The keyspace of a cluster node: database 0 is {@code cluster}'s table over every shard, as in
+   * Redis Cluster the only database; {@code SELECT} of another and other tables are refused.
+   */
+  public Keyspace(org.kvstore.server.cluster.ClusterFrontEnd cluster) {
+    this.store = cluster.node().store();
+    this.defaultEngine = cluster.node().layout().engine();
+    this.databases = 1;
+    this.cluster = cluster;
+    indexTables.put(0, cluster.table());
+  }
+
+  /** The cluster this node belongs to, or null on a single server. */
+  public org.kvstore.server.cluster.ClusterFrontEnd cluster() {
+    return cluster;
   }
 
   /**
@@ -89,6 +112,9 @@ public final class Keyspace {
     if (t != null) {
       return t;
     }
+    if (cluster != null) {
+      throw new CommandException(SELECT_IN_CLUSTER);
+    }
     String name = Integer.toString(n);
     try {
       t = store.table(DEFAULT_DB, name);
@@ -114,8 +140,19 @@ public final class Keyspace {
     return t;
   }
 
-  /** The table {@code db.table}. @throws org.kvstore.NoSuchTableException when missing */
+  /**
+   * The table {@code db.table}; on a cluster node only {@code default/0}, the table over every shard.
+   *
+   * @throws org.kvstore.NoSuchTableException when missing
+   */
   public Table table(String db, String table) {
+    if (cluster != null) {
+      if (DEFAULT_DB.equals(db) && "0".equals(table)) {
+        return cluster.table();
+      }
+      throw new org.kvstore.InvalidArgumentException("table", "a cluster node serves only table " + DEFAULT_DB
+          + "/0 (Redis' database 0, spread over the shards), not " + db + "/" + table);
+    }
     return store.table(db, table);
   }
 
@@ -145,6 +182,10 @@ public final class Keyspace {
   /** Tables of database {@value #DEFAULT_DB} that are named by an index, with their index. */
   public Map<Integer, Table> existingIndexTables() {
     Map<Integer, Table> out = new java.util.TreeMap<>();
+    if (cluster != null) {
+      out.put(0, cluster.table());
+      return out;
+    }
     List<String> names;
     try {
       names = store.listTables(DEFAULT_DB);

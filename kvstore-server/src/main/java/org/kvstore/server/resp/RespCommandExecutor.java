@@ -81,6 +81,7 @@ public final class RespCommandExecutor {
     specs.addAll(new RespKeyspaceCommands(keyspace, new KeyspaceCommands()).specs());
     specs.addAll(new RespTableCommands(keyspace, new TableCommands(keyspace)).specs());
     specs.addAll(new RespTransactionCommands(keyspace, settings, this).specs());
+    specs.addAll(new RespClusterCommands(keyspace).specs());
     this.commands = new RespCommandTable(specs);
     this.stats = commands.stats();
     this.set = commands.get("set");
@@ -160,6 +161,10 @@ public final class RespCommandExecutor {
     if (spec == null || spec.has(RespCommandSpec.CONNECTION) || !session.authenticated()) {
       return false;
     }
+    if (keyspace.cluster() != null) {
+      // Every data command waits for Raft (a write's majority, a read's barrier) or for an election.
+      return true;
+    }
     QueuedTransaction tx = session.transaction();
     if (tx != null) {
       // Inside MULTI a command is only queued. EXEC of a non-empty transaction runs on a worker: it
@@ -182,7 +187,8 @@ public final class RespCommandExecutor {
    * table is already resolved, so it may run on a read helper thread.
    */
   boolean offloadable(RespSession session, RespRequest request) {
-    if (!session.authenticated() || session.cachedTable() == null || session.transaction() != null) {
+    if (!session.authenticated() || session.cachedTable() == null || session.transaction() != null
+        || keyspace.cluster() != null) {
       return false;
     }
     RespCommandSpec spec = request.spec();
@@ -202,7 +208,8 @@ public final class RespCommandExecutor {
    * through {@link #execute}). Counts the request as processed.
    */
   Table coalescingTable(RespSession session, RespRequest request) {
-    if (!session.authenticated() || session.transaction() != null || !isCoalescableSet(request)) {
+    if (!session.authenticated() || session.transaction() != null || keyspace.cluster() != null
+        || !isCoalescableSet(request)) {
       return null;
     }
     Table t = session.cachedTable();
@@ -300,12 +307,45 @@ public final class RespCommandExecutor {
     if (!session.authenticated() && !spec.has(RespCommandSpec.NOAUTH)) {
       return rejected(stats.slot(spec, request), "NOAUTH Authentication required.");
     }
+    if (keyspace.cluster() != null && spec.hasKeys()) {
+      String refused = route(session, spec, request);
+      if (refused != null) {
+        if (tx != null) {
+          tx.abort();
+        }
+        return rejected(stats.slot(spec, request), refused);
+      }
+    }
     if (tx != null && !spec.has(RespCommandSpec.NOT_QUEUED)) {
       String refused = tx.queue(spec, request);
       return refused == null
           ? RespTransactionCommands.QUEUED : rejected(stats.slot(spec, request), refused);
     }
     return invoke(session, spec, request);
+  }
+
+  /**
+   * On a cluster node, as Redis Cluster before it runs a command with keys: null when the keys
+   * hash to one slot that this node leads (or, after {@code READONLY}, a read of a slot it has a
+   * replica of), else the error reply: {@code CROSSSLOT}, {@code MOVED} to the slot's leader, or
+   * {@code CLUSTERDOWN} when the slot's shard elected no leader within the wait.
+   */
+  private String route(RespSession session, RespCommandSpec spec, RespRequest request) {
+    List<byte[]> keys = spec.keyArgs(request);
+    if (keys.isEmpty()) {
+      return null;
+    }
+    try {
+      int slot = org.kvstore.cluster.ShardedTable.commonSlot(keys);
+      org.kvstore.cluster.ShardedTable table = keyspace.cluster().table();
+      if (session.clusterReadOnly() && spec.has(RespCommandSpec.READONLY) && table.hasReplicaOf(slot)) {
+        return null;
+      }
+      table.leaderOf(slot);
+      return null;
+    } catch (KVStoreException e) {
+      return RespErrors.reply(spec.name(), e, session).text();
+    }
   }
 
   private RespMessage rejected(int statsSlot, String error) {

@@ -150,6 +150,9 @@ final class RespConnectionCommands {
 
   private RespMessage select(RespSession s, RespRequest r) {
     int n = RedisNumbers.parseInt(r.arg(1));
+    if (keyspace.cluster() != null && n != 0) {
+      throw new CommandException(Keyspace.SELECT_IN_CLUSTER);
+    }
     if (n < 0 || n >= keyspace.databases()) {
       throw new CommandException("ERR DB index is out of range");
     }
@@ -162,6 +165,7 @@ final class RespConnectionCommands {
     s.protocol(2);
     s.name(null);
     s.select(0, null, false);
+    s.clusterReadOnly(false);
     s.authenticated(!settings.passwordRequired());
     s.endTransaction();
     s.unwatch();

@@ -212,8 +212,9 @@ final class RespServerCommands {
         + "kvstore_set_writes:" + writer.batches() + "\r\n"
         + "kvstore_sets_written:" + writer.puts() + "\r\n"
         + expirySection());
-    sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
+    sections.put("replication", "role:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n");
     sections.put("cpu", cpuSection());
+    sections.put("cluster", keyspace.cluster() == null ? "cluster_enabled:0\r\n" : keyspace.cluster().infoSection());
     sections.put("commandstats", stats.get().commandStats());
     sections.put("errorstats", stats.get().errorStats());
 
@@ -439,6 +440,10 @@ final class RespServerCommands {
 
   private RespMessage flushall(RespSession s, RespRequest r) {
     checkFlushMode(r);
+    if (keyspace.cluster() != null) {
+      clear(keyspace.cluster().table()); // the keys of the shards this node leads, as in Redis Cluster
+      return RespMessage.OK;
+    }
     for (String name : keyspace.store().listTables(Keyspace.DEFAULT_DB)) {
       clear(keyspace.table(Keyspace.DEFAULT_DB, name));
     }
@@ -470,11 +475,15 @@ final class RespServerCommands {
       if (keys.isEmpty()) {
         return;
       }
-      WriteBatch batch = new WriteBatch();
-      for (byte[] k : keys) {
-        batch.remove(k);
+      if (t instanceof org.kvstore.cluster.ShardedTable sharded) {
+        sharded.removeEach(keys); // a batch may not span shards
+      } else {
+        WriteBatch batch = new WriteBatch();
+        for (byte[] k : keys) {
+          batch.remove(k);
+        }
+        t.write(batch);
       }
-      t.write(batch);
       if (keys.size() < DELETE_CHUNK) {
         return;
       }

@@ -46,6 +46,8 @@ public final class RespSession {
   /** While EXEC runs the queued commands: the transaction's view of the table, which they address. */
   private TransactionView transactionView;
   private boolean closeRequested;
+  /** On a cluster node: whether the client said READONLY (it may read slots this node does not lead). */
+  private volatile boolean clusterReadOnly;
   /** What the connection may still buffer of its replies; set once, before its first request. */
   private volatile ReplyBudget replyBudget = ReplyBudget.UNLIMITED;
   /** The connection's output guard and request decoder, for CLIENT LIST; null without a channel. */
@@ -126,6 +128,15 @@ public final class RespSession {
   /** Whether the connection may use the full request limits (true when no password is set). */
   public boolean authenticated() {
     return authenticated;
+  }
+
+  /** Whether the client said {@code READONLY} (and not {@code READWRITE} since). */
+  boolean clusterReadOnly() {
+    return clusterReadOnly;
+  }
+
+  void clusterReadOnly(boolean readOnly) {
+    this.clusterReadOnly = readOnly;
   }
 
   /** Whether the last request asked to close the connection after its reply ({@code QUIT}). */

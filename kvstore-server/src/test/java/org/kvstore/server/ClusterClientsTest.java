@@ -1,0 +1,358 @@
+package org.kvstore.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.cluster.slots.HashSlot;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * A three-node cluster of server processes ({@code --cluster-node-id}, {@code --cluster-nodes}) and
+ * unmodified cluster clients: Jedis' {@code JedisCluster}, Lettuce's {@code RedisClusterClient},
+ * redis-py's {@code RedisCluster} and {@code redis-cli -c}. Hash tags, {@code -CROSSSLOT} and
+ * {@code -MOVED}, the slot map's commands, and the clients following a leader change after a
+ * node is killed with SIGKILL: nothing acknowledged is lost, and the restarted node serves again.
+ */
+@Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterClientsTest {
+  @TempDir static Path dir;
+  static final Map<String, Integer> PORTS = new LinkedHashMap<>();
+  static final Map<String, ServerProcess> NODES = new LinkedHashMap<>();
+  static String members;
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    List<String> entries = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      int port = freePort();
+      PORTS.put("n" + i, port);
+      entries.add("n" + i + "=127.0.0.1:" + port + "@" + freePort());
+    }
+    members = String.join(",", entries);
+    for (String id : PORTS.keySet()) {
+      start(id);
+    }
+    for (String id : PORTS.keySet()) {
+      NODES.get(id).awaitPort();
+    }
+    awaitClusterOk();
+  }
+
+  static void start(String id) throws IOException {
+    NODES.put(id, ServerProcess.launch("--data-dir", dir.resolve(id).toString(), "--http-port", "-1",
+        "--thrift-port", "-1", "--cluster-node-id", id, "--cluster-nodes", members,
+        "--cluster-election-timeout", "500"));
+  }
+
+  /** Waits until every running node reports cluster_state:ok (every shard has a leader). */
+  static void awaitClusterOk() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    for (Map.Entry<String, ServerProcess> n : NODES.entrySet()) {
+      while (true) {
+        try (Jedis j = new Jedis("127.0.0.1", PORTS.get(n.getKey()))) {
+          if (j.clusterInfo().contains("cluster_state:ok")) {
+            break;
+          }
+        } catch (RuntimeException notYet) {
+          // starting
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("node " + n.getKey() + " not ok: " + n.getValue().stdout());
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    for (ServerProcess p : NODES.values()) {
+      p.close();
+    }
+  }
+
+  static Set<HostAndPort> seeds() {
+    Set<HostAndPort> seeds = new HashSet<>();
+    for (int port : PORTS.values()) {
+      seeds.add(new HostAndPort("127.0.0.1", port));
+    }
+    return seeds;
+  }
+
+  /** The node that serves {@code key}'s slot, as the first running node that answers says. */
+  static String nodeServing(String key) {
+    for (Map.Entry<String, ServerProcess> n : NODES.entrySet()) {
+      if (n.getValue().isAlive()) {
+        try {
+          return nodeServing(key, PORTS.get(n.getKey()));
+        } catch (RuntimeException down) {
+          // try the next
+        }
+      }
+    }
+    throw new AssertionError("no running node answers CLUSTER SLOTS");
+  }
+
+  private static String nodeServing(String key, int askPort) {
+    try (Jedis j = new Jedis("127.0.0.1", askPort)) {
+      int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
+      for (Object range : j.clusterSlots()) {
+        List<?> r = (List<?>) range;
+        if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) {
+          long port = (Long) ((List<?>) r.get(2)).get(1);
+          return PORTS.entrySet().stream().filter(e -> e.getValue() == port).findFirst().orElseThrow().getKey();
+        }
+      }
+    }
+    throw new AssertionError("no node serves " + key);
+  }
+
+  @Test
+  @Order(1)
+  void slotMap_coversEverySlotOnceAndNodesAgree() {
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get("n2"))) {
+      List<Object> slots = j.clusterSlots();
+      long covered = 0;
+      for (Object range : slots) {
+        List<?> r = (List<?>) range;
+        covered += (Long) r.get(1) - (Long) r.get(0) + 1;
+      }
+      assertThat(covered).isEqualTo(HashSlot.COUNT);
+      String nodes = j.clusterNodes();
+      assertThat(nodes.lines()).hasSize(3).anyMatch(l -> l.contains("myself,master"));
+      assertThat(j.clusterMyId()).hasSize(40).matches("[0-9a-f]+");
+      assertThat(j.clusterKeySlot("{user1000}.following")).isEqualTo(j.clusterKeySlot("user1000"));
+      assertThat(j.clusterKeySlot("123456789")).isEqualTo(0x31C3 % HashSlot.COUNT);
+      assertThatThrownBy(() -> j.select(1)).isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR SELECT is not allowed in cluster mode");
+      assertThatThrownBy(() -> j.mset("a", "1", "b", "2")).isInstanceOf(JedisDataException.class)
+          .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
+      assertThat(j.info("cluster")).contains("cluster_enabled:1").contains("kvstore_shard_s0:role=");
+    }
+    for (String id : PORTS.keySet()) {
+      try (Jedis j = new Jedis("127.0.0.1", PORTS.get(id))) {
+        assertThat(j.clusterNodes().lines().map(l -> l.substring(0, 40)).sorted().toList())
+            .as("every node lists the same ids").hasSize(3);
+      }
+    }
+  }
+
+  @Test
+  @Order(2)
+  void plainConnection_getsMovedToTheSlotsNode() {
+    String key = "moved-key";
+    String serving = nodeServing(key);
+    String other = PORTS.keySet().stream().filter(id -> !id.equals(serving)).findFirst().orElseThrow();
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(other))) {
+      assertThatThrownBy(() -> j.set(key, "v")).isInstanceOf(JedisDataException.class)
+          .hasMessage("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + PORTS.get(serving));
+      j.readonly();
+      assertThat(j.get(key)).as("READONLY: a linearizable read on a replica").isNull();
+      j.readwrite();
+      assertThatThrownBy(() -> j.get(key)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("MOVED ");
+    }
+  }
+
+  @Test
+  @Order(3)
+  void jedisCluster_routesByCommandAndHashTag() {
+    try (JedisCluster jc = new JedisCluster(seeds())) {
+      for (int i = 0; i < 300; i++) {
+        jc.set("jedis:" + i, "v" + i);
+      }
+      for (int i = 0; i < 300; i++) {
+        assertThat(jc.get("jedis:" + i)).isEqualTo("v" + i);
+      }
+      jc.mset("{j}.a", "1", "{j}.b", "2");
+      assertThat(jc.mget("{j}.a", "{j}.b")).containsExactly("1", "2");
+      assertThat(jc.incrBy("{j}.n", 7)).isEqualTo(7);
+      assertThat(jc.setnx("{j}.a", "x")).isZero();
+      assertThat(jc.del("jedis:0")).isEqualTo(1);
+      assertThat(jc.exists("jedis:0")).isFalse();
+    }
+  }
+
+  @Test
+  @Order(4)
+  void lettuceCluster_readsTopologyFromClusterNodesAndInfo() {
+    List<RedisURI> uris = new ArrayList<>();
+    for (int port : PORTS.values()) {
+      uris.add(RedisURI.create("127.0.0.1", port));
+    }
+    RedisClusterClient client = RedisClusterClient.create(uris);
+    try (StatefulRedisClusterConnection<String, String> c = client.connect()) {
+      RedisAdvancedClusterCommands<String, String> sync = c.sync();
+      assertThat(c.getPartitions().size()).isEqualTo(3);
+      for (int i = 0; i < 300; i++) {
+        sync.set("lettuce:" + i, "v" + i);
+      }
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        keys.add("lettuce:" + i);
+      }
+      // Lettuce splits a multi-slot MGET by slot and merges the replies.
+      assertThat(sync.mget(keys.toArray(String[]::new))).hasSize(300)
+          .allSatisfy(kv -> assertThat(kv.getValue()).isEqualTo("v" + kv.getKey().substring("lettuce:".length())));
+      assertThat(sync.append("{l}.s", "ab")).isEqualTo(2);
+      assertThat(sync.append("{l}.s", "cd")).isEqualTo(4);
+      assertThat(sync.get("{l}.s")).isEqualTo("abcd");
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
+  @Order(5)
+  void redisPyCluster_routesByTheCommandReply() throws Exception {
+    String python = RedisPyTest.python();
+    Result probe = run(python, "-c", "import redis.cluster");
+    Assumptions.assumeTrue(probe.exit() == 0,
+        "'" + python + "' cannot import redis.cluster: install redis-py (.ci/run sets KVSTORE_TEST_PYTHON)");
+    Path script = dir.resolve("redis_py_cluster.py");
+    try (InputStream in = ClusterClientsTest.class.getResourceAsStream("/redis_py_cluster.py")) {
+      Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
+    }
+    Result r = run(python, script.toString(), "127.0.0.1", Integer.toString(PORTS.get("n3")));
+    assertThat(r.exit()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("OK");
+  }
+
+  @Test
+  @Order(6)
+  void redisCliC_followsMoved() throws Exception {
+    RedisToolsTest.assumeInstalled("redis-cli");
+    String port = Integer.toString(PORTS.get("n1"));
+    for (int i = 0; i < 10; i++) {
+      Result set = run("redis-cli", "-c", "-p", port, "SET", "cli:" + i, "v" + i);
+      assertThat(set.out().trim()).as(set.toString()).isEqualTo("OK");
+    }
+    for (int i = 0; i < 10; i++) {
+      Result get = run("redis-cli", "-c", "-p", Integer.toString(PORTS.get("n2")), "GET", "cli:" + i);
+      assertThat(get.out().trim()).isEqualTo("v" + i);
+    }
+  }
+
+  /**
+   * SIGKILL of the node that serves a key's slot under a JedisCluster client: the client follows
+   * the new leader (connection refused, a new slot map, -MOVED), nothing acknowledged is lost, and
+   * the restarted node catches up and serves again.
+   */
+  @Test
+  @Order(7)
+  void leaderKilled_clientsFollowTheNewLeaderAndNothingAcknowledgedIsLost() throws Exception {
+    String victim = nodeServing("kill:0");
+    Map<String, String> acknowledged = new LinkedHashMap<>();
+    try (JedisCluster jc = new JedisCluster(seeds(), 2000, 10)) {
+      Set<String> victimKeys = new HashSet<>();
+      for (int i = 0; i < 100; i++) {
+        jc.set("kill:" + i, "before" + i);
+        acknowledged.put("kill:" + i, "before" + i);
+        if (nodeServing("kill:" + i).equals(victim)) {
+          victimKeys.add("kill:" + i);
+        }
+      }
+      NODES.get(victim).kill9();
+      long killed = System.nanoTime();
+      long firstWrite = -1;
+      for (int i = 0; i < 100; i++) {
+        String key = "kill:" + i;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+          try {
+            jc.set(key, "after" + i);
+            acknowledged.put(key, "after" + i);
+            if (firstWrite < 0 && victimKeys.contains(key)) {
+              firstWrite = System.nanoTime();
+            }
+            break;
+          } catch (RuntimeException e) {
+            if (System.nanoTime() > deadline) {
+              throw new AssertionError("no write of " + key + " within 30 s of the kill", e);
+            }
+            Thread.sleep(100);
+          }
+        }
+      }
+      assertThat(nodeServing("kill:0")).as("another node serves the slot").isNotEqualTo(victim);
+      assertThat(firstWrite).isPositive();
+      System.out.printf("first write to the killed leader's slots %d ms after SIGKILL%n",
+          TimeUnit.NANOSECONDS.toMillis(firstWrite - killed));
+
+      start(victim);
+      NODES.get(victim).awaitPort();
+      awaitClusterOk();
+      for (Map.Entry<String, String> e : acknowledged.entrySet()) {
+        assertThat(jc.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+      }
+    }
+    // The restarted node has every entry: with READONLY it serves linearizable reads of them.
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(victim))) {
+      j.readonly();
+      for (Map.Entry<String, String> e : acknowledged.entrySet()) {
+        assertThat(j.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+      }
+    }
+  }
+
+  record Result(int exit, String out, String err) {
+    @Override
+    public String toString() {
+      return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+    }
+  }
+
+  static Result run(String... cmd) throws IOException, InterruptedException {
+    Path out = Files.createTempFile(dir, "out", ".txt");
+    Path err = Files.createTempFile(dir, "err", ".txt");
+    Process p = new ProcessBuilder(cmd)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(out.toFile())
+        .redirectError(err.toFile())
+        .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("timed out: " + String.join(" ", cmd));
+    }
+    return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+}
