@@ -146,6 +146,35 @@ class ServerConfigTest {
   }
 
   @Test
+  void clusterSettings_fitTogetherOrNameWhatIsWrong() {
+    String nodes = "n1=127.0.0.1:7001@17001, n2=127.0.0.1:7002@17002,n3=127.0.0.1:7003@17003";
+    ServerConfig c = ServerConfig.builder().set("cluster-node-id", "n2").set("cluster-nodes", nodes).build();
+    assertThat(c.respPort()).as("the node's port in the list").isEqualTo(7002);
+    assertThat(c.clusterShards()).as("one shard per node by default").isEqualTo(3);
+    assertThat(c.clusterNodes().members()).extracting(m -> m.id()).containsExactly("n1", "n2", "n3");
+    assertThat(c.clusterNodes().raftAddresses()).containsEntry("n3", "127.0.0.1:17003");
+    assertThat(ServerConfig.defaults().clusterNodeId()).isNull();
+
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-node-id", "n4").set("cluster-nodes", nodes).build())
+        .hasMessageContaining("'n4' is not one of the cluster-nodes [n1, n2, n3]");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-node-id", "n1").build())
+        .hasMessageContaining("needs both cluster-node-id and cluster-nodes");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-node-id", "n1").set("cluster-nodes", nodes)
+        .set("resp-port", "6000").build())
+        .hasMessageContaining("resp-port").hasMessageContaining("7001");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-nodes", "n1=127.0.0.1:7001"))
+        .hasMessageContaining("'n1=127.0.0.1:7001' is not id=host:port@raftport");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-nodes", "n1=h:7001@17001,n1=h:7002@17002"))
+        .hasMessageContaining("node id 'n1' is listed twice");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-nodes", "n1=h:7001@17001,n2=h:7001@17002"))
+        .hasMessageContaining("address h:7001 is used twice");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-nodes", "n1=h:99999@17001"))
+        .hasMessageContaining("the port '99999'");
+    assertThatThrownBy(() -> ServerConfig.builder().set("cluster-shards", "20000"))
+        .hasMessageContaining("cluster-shards");
+  }
+
+  @Test
   void help_listsEverySettingWithItsLabelAndDefault() {
     StringWriter out = new StringWriter();
     picocli.CommandLine cli = ServerMain.commandLine(new ServerMain());
@@ -153,7 +182,7 @@ class ServerConfigTest {
     assertThat(cli.execute("--help")).isZero();
     // picocli wraps long descriptions; the text without line breaks is what a reader sees.
     String help = out.toString().replaceAll("\\s+", " ");
-    assertThat(ServerConfig.SETTINGS).hasSize(30);
+    assertThat(ServerConfig.SETTINGS).hasSize(34);
     for (Setting<?> s : ServerConfig.SETTINGS) {
       assertThat(help).as(s.key())
           .contains(s.flag() + "=" + s.paramLabel())
