@@ -193,6 +193,9 @@ public final class KVStoreServer implements AutoCloseable {
       }
       transport = new NettyTransport(config.eventLoops(cores), config.ioSpinMicros());
       metrics = new ServerMetrics(store);
+      if (clusterNode != null) {
+        metrics.addCluster(clusterNode::status);
+      }
       metrics.counter("kvstore_client_output_buffer_limit_disconnections",
           "client connections closed for going over an output buffer limit", outputLimits::disconnections);
       RespProtocolServer resp = null;

@@ -79,7 +79,7 @@ class ClusterClientsTest {
   }
 
   static void start(String id) throws IOException {
-    NODES.put(id, ServerProcess.launch("--data-dir", dir.resolve(id).toString(), "--http-port", "-1",
+    NODES.put(id, ServerProcess.launch("--data-dir", dir.resolve(id).toString(), "--http-port", "0",
         "--thrift-port", "-1", "--cluster-node-id", id, "--cluster-nodes", members,
         "--cluster-election-timeout", "500"));
   }
@@ -169,12 +169,32 @@ class ClusterClientsTest {
           .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
       assertThat(j.info("cluster")).contains("cluster_enabled:1").contains("kvstore_shard_s0:role=");
     }
+    List<List<String>> ids = new ArrayList<>();
     for (String id : PORTS.keySet()) {
       try (Jedis j = new Jedis("127.0.0.1", PORTS.get(id))) {
-        assertThat(j.clusterNodes().lines().map(l -> l.substring(0, 40)).sorted().toList())
-            .as("every node lists the same ids").hasSize(3);
+        ids.add(j.clusterNodes().lines().map(l -> l.substring(0, 40)).sorted().toList());
       }
     }
+    assertThat(ids.get(1)).as("every node lists the same ids").isEqualTo(ids.get(0)).isEqualTo(ids.get(2));
+  }
+
+  @Test
+  @Order(1)
+  void metrics_showEachShardsRoleTermIndexesAndLag() throws Exception {
+    String leader = nodeServing("metrics-key");
+    int http = NODES.get(leader).httpPort();
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    String body = client.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + http + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    int slot = HashSlot.of("metrics-key".getBytes(StandardCharsets.UTF_8));
+    String shard = slot <= 5460 ? "s0" : slot <= 10922 ? "s1" : "s2"; // redis-cli's split over three
+    assertThat(body)
+        .contains("kv_cluster_shard_leader{shard=\"" + shard + "\"} 1.0")
+        .contains("kv_cluster_shard_term{shard=\"" + shard + "\"}")
+        .contains("kv_cluster_shard_commit_index{shard=\"s0\"}")
+        .contains("kv_cluster_shard_applied_index{shard=\"s2\"}")
+        .containsPattern("kv_cluster_follower_lag_entries\\{follower=\"n[123]\",shard=\"" + shard + "\"\\}");
   }
 
   @Test

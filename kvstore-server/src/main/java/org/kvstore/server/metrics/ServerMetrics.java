@@ -64,6 +64,11 @@ public final class ServerMetrics implements AutoCloseable {
   }
 
   /** Every series, in the Prometheus text format 0.0.4. */
+  /** Adds a cluster node's per-shard series ({@link ClusterCollector}). */
+  public void addCluster(java.util.function.Supplier<java.util.List<org.kvstore.cluster.ShardStatus>> status) {
+    registry.getPrometheusRegistry().register(new ClusterCollector(status));
+  }
+
   public String scrape() {
     return registry.scrape(CONTENT_TYPE);
   }
