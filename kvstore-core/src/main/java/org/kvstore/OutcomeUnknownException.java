@@ -16,4 +16,16 @@ public final class OutcomeUnknownException extends KVStoreException {
     super("outcome unknown: " + what + "; the write was logged and may be applied after a restart: "
         + (cause == null ? "" : cause.getMessage()), cause);
   }
+
+  private OutcomeUnknownException(Throwable cause, String message) {
+    super(message, cause);
+  }
+
+  /**
+   * An unknown outcome whose message is {@code message} as given: for writes that were handed to a
+   * replication log, which may commit them after the caller stopped waiting.
+   */
+  public static OutcomeUnknownException withMessage(String message, Throwable cause) {
+    return new OutcomeUnknownException(cause, message);
+  }
 }

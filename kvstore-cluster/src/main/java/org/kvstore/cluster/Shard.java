@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -23,6 +24,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.kvstore.Entry;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.OutcomeUnknownException;
 import org.kvstore.cluster.codec.ShardEntry;
 import org.kvstore.cluster.codec.ShardEntryFormat;
 import org.kvstore.cluster.codec.ShardQuery;
@@ -285,8 +287,20 @@ public final class Shard {
   private RaftClientReply send(RaftClientRequest.Type type, byte[] payload) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     Message message = Message.valueOf(ByteString.copyFrom(payload));
+    boolean read = !type.is(RaftClientRequestProto.TypeCase.WRITE);
     while (true) {
-      RaftClientReply reply = sendOnce(type, message, deadline);
+      RaftClientReply reply;
+      try {
+        reply = sendOnce(type, message, deadline);
+      } catch (ClusterException e) {
+        // A read changes nothing, so any failure (the leader it asked died, a timeout) may be
+        // retried within the deadline; a write's failure is final.
+        if (!read || System.nanoTime() > deadline) {
+          throw e;
+        }
+        pause();
+        continue;
+      }
       if (reply.isSuccess()) {
         return reply;
       }
@@ -294,21 +308,34 @@ public final class Shard {
       if (reply.getNotLeaderException() != null) {
         RaftPeerId leader = reply.getNotLeaderException().getSuggestedLeader() == null ? null
             : reply.getNotLeaderException().getSuggestedLeader().getId();
-        throw new NotLeaderException(spec.name(), nodeId, leader == null ? null : leader.toString());
+        String suggested = leader == null ? null : leader.toString();
+        if (type.is(RaftClientRequestProto.TypeCase.WRITE)) {
+          // A leader that steps down answers its pending writes so, but it may have replicated
+          // them, and the next leader may commit them: the write must not be sent again.
+          throw OutcomeUnknownException.withMessage("outcome unknown: node " + nodeId + " lost the lead of shard "
+              + spec.name() + " while the write was pending"
+              + (suggested == null ? "" : " (the new leader is " + suggested + ")")
+              + "; it may still be committed: read the key to learn whether it was", e);
+        }
+        throw new NotLeaderException(spec.name(), nodeId, suggested);
       }
       // A new leader that has not committed its first entry, or a replica that knows no leader yet
       // (an election): nothing was proposed, so wait a moment and ask again, within the timeout.
       boolean electing = reply.getLeaderNotReadyException() != null || reply.getReadIndexException() != null
           || reply.getReadException() != null;
-      if (!electing || System.nanoTime() > deadline) {
+      if (!(electing || read) || System.nanoTime() > deadline) {
         throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": " + e, e);
       }
-      try {
-        Thread.sleep(RETRY_MILLIS);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        throw new ClusterException("interrupted waiting for shard " + spec.name(), ie);
-      }
+      pause();
+    }
+  }
+
+  private void pause() {
+    try {
+      Thread.sleep(RETRY_MILLIS);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new ClusterException("interrupted waiting for shard " + spec.name(), ie);
     }
   }
 
@@ -333,8 +360,11 @@ public final class Shard {
     } catch (ExecutionException e) {
       throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": request failed", e.getCause());
     } catch (TimeoutException e) {
-      throw new ClusterException("shard " + spec.name() + " on node " + nodeId + ": no answer within "
-          + timeoutMillis + " ms (a write may still commit)", e);
+      String what = "shard " + spec.name() + " on node " + nodeId + ": no answer within " + timeoutMillis + " ms";
+      if (type.is(RaftClientRequestProto.TypeCase.WRITE)) {
+        throw OutcomeUnknownException.withMessage("outcome unknown: " + what + "; the write may still be committed", e);
+      }
+      throw new ClusterException(what, e);
     }
   }
 }

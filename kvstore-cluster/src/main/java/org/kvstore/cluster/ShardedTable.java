@@ -58,9 +58,11 @@ public final class ShardedTable implements Table {
   private final long electionWaitNanos;
   private final Function<String, String> endpoints;
 
+  private final boolean staleReplicaReads;
+
   /** A table without client addresses: redirects name the serving node only. */
   public ShardedTable(ClusterNode node, String table, Duration electionWait) {
-    this(node, table, electionWait, id -> null);
+    this(node, table, electionWait, id -> null, false);
   }
 
   /**
@@ -69,8 +71,12 @@ public final class ShardedTable implements Table {
    *     ClusterDownException}: about one election timeout
    * @param endpoints each node's client address ({@code host:port}) by node id, which redirects
    *     carry ({@link SlotMovedException#endpoint()})
+   * @param staleReplicaReads whether {@link #getStale} on a replica that does not lead skips the
+   *     read barrier (as a Redis replica answers READONLY reads from what it has), instead of a
+   *     linearizable read
    */
-  public ShardedTable(ClusterNode node, String table, Duration electionWait, Function<String, String> endpoints) {
+  public ShardedTable(ClusterNode node, String table, Duration electionWait, Function<String, String> endpoints,
+      boolean staleReplicaReads) {
     if (!node.layout().tables().contains(table)) {
       throw new InvalidArgumentException("table", "the cluster's shards have no table " + table
           + " (tables: " + node.layout().tables() + ")");
@@ -81,6 +87,7 @@ public final class ShardedTable implements Table {
     this.clock = node.store().options().clock();
     this.electionWaitNanos = electionWait.toNanos();
     this.endpoints = endpoints;
+    this.staleReplicaReads = staleReplicaReads;
   }
 
   private SlotMovedException moved(int slot, String shard, String nodeId) {
@@ -175,7 +182,8 @@ public final class ShardedTable implements Table {
       try {
         return op.apply(s);
       } catch (NotLeaderException e) {
-        // It lost the lead before proposing: nothing was written.
+        // Thrown before anything was proposed (Shard checks the lead first; a lead lost while a
+        // write was pending is an OutcomeUnknownException instead): nothing was written.
         String leader = e.leaderId();
         if (leader != null && !leader.equals(node.nodeId())) {
           throw moved(slot, s.spec().name(), leader);
@@ -233,6 +241,24 @@ public final class ShardedTable implements Table {
   @Override
   public Entry getEntry(byte[] key) {
     return replicaOf(slotOf(key)).getEntries(table, List.of(key))[0];
+  }
+
+  /**
+   * A read for a client that asked to read from replicas ({@code READONLY}): linearizable, as
+   * {@link #getEntry}, unless the table was made with stale replica reads and this node does not
+   * lead the key's shard: then this replica's applied state, which may miss the latest writes.
+   */
+  public Entry getStale(byte[] key) {
+    Shard s = replicaOf(slotOf(key));
+    if (staleReplicaReads && !s.isLeader()) {
+      return s.localTable(table).getEntry(key);
+    }
+    return s.getEntries(table, List.of(key))[0];
+  }
+
+  /** Whether replica reads ({@link #getStale}) may return stale values. */
+  public boolean staleReplicaReads() {
+    return staleReplicaReads;
   }
 
   @Override

@@ -173,7 +173,7 @@ public final class KVStoreServer implements AutoCloseable {
       if (clusterNode != null) {
         ClusterMembers members = config.clusterNodes();
         ShardedTable table = new ShardedTable(clusterNode, CLUSTER_TABLE, config.clusterElectionTimeout().multipliedBy(2),
-            id -> members.member(id) == null ? null : members.member(id).endpoint());
+            id -> members.member(id) == null ? null : members.member(id).endpoint(), config.clusterStaleReplicaReads());
         keyspace = new Keyspace(new ClusterFrontEnd(clusterNode, members, table));
         engine = clusterNode.layout().engine();
       } else {

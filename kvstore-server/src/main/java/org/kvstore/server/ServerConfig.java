@@ -184,6 +184,20 @@ public final class ServerConfig {
       1000, 100, 60_000, "a follower that hears no leader for this long to twice it starts an election;"
           + " requests to a shard without a leader wait about as long");
 
+  /** How a cluster node answers a READONLY client's GET of a slot it does not lead. */
+  public static final Setting<Boolean> CLUSTER_STALE_REPLICA_READS = Setting.of("cluster-stale-replica-reads", "BOOL",
+      false, "after READONLY, a GET on a replica answers from what that replica has applied, which may miss"
+          + " the latest writes (as a Redis replica does); false = a linearizable read",
+      ServerConfig::bool, String::valueOf, Setting.any());
+
+  private static boolean bool(String s) {
+    return switch (Setting.lower(s)) {
+      case "true", "yes", "on" -> true;
+      case "false", "no", "off" -> false;
+      default -> throw new InvalidArgumentException("value", "must be true or false, was '" + s + "'");
+    };
+  }
+
   /** Every setting, in the order of {@code --help} and docs/server.md. */
   public static final List<Setting<?>> SETTINGS = List.of(
       DATA_DIR, BIND, RESP_PORT, HTTP_PORT, THRIFT_PORT, DEFAULT_ENGINE, DURABILITY, PASSWORD, HTTP_CORS_ORIGIN,
@@ -192,7 +206,7 @@ public final class ServerConfig {
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
-      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT);
+      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_STALE_REPLICA_READS);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -227,6 +241,10 @@ public final class ServerConfig {
   public int clusterShards() {
     int n = get(CLUSTER_SHARDS);
     return n > 0 || clusterNodes() == null ? n : clusterNodes().members().size();
+  }
+
+  public boolean clusterStaleReplicaReads() {
+    return get(CLUSTER_STALE_REPLICA_READS);
   }
 
   public java.time.Duration clusterElectionTimeout() {

@@ -50,64 +50,20 @@ import redis.clients.jedis.exceptions.JedisDataException;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterClientsTest {
   @TempDir static Path dir;
-  static final Map<String, Integer> PORTS = new LinkedHashMap<>();
-  static final Map<String, ServerProcess> NODES = new LinkedHashMap<>();
-  static String members;
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
+  static ClusterProcesses cluster;
+  static Map<String, Integer> PORTS;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    List<String> entries = new ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      int port = freePort();
-      PORTS.put("n" + i, port);
-      entries.add("n" + i + "=127.0.0.1:" + port + "@" + freePort());
-    }
-    members = String.join(",", entries);
-    for (String id : PORTS.keySet()) {
-      start(id);
-    }
-    for (String id : PORTS.keySet()) {
-      NODES.get(id).awaitPort();
-    }
-    awaitClusterOk();
-  }
-
-  static void start(String id) throws IOException {
-    NODES.put(id, ServerProcess.launch("--data-dir", dir.resolve(id).toString(), "--http-port", "0",
-        "--thrift-port", "-1", "--cluster-node-id", id, "--cluster-nodes", members,
-        "--cluster-election-timeout", "500"));
-  }
-
-  /** Waits until every running node reports cluster_state:ok (every shard has a leader). */
-  static void awaitClusterOk() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    for (Map.Entry<String, ServerProcess> n : NODES.entrySet()) {
-      while (true) {
-        try (Jedis j = new Jedis("127.0.0.1", PORTS.get(n.getKey()))) {
-          if (j.clusterInfo().contains("cluster_state:ok")) {
-            break;
-          }
-        } catch (RuntimeException notYet) {
-          // starting
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("node " + n.getKey() + " not ok: " + n.getValue().stdout());
-        }
-        Thread.sleep(100);
-      }
-    }
+    cluster = new ClusterProcesses(dir);
+    PORTS = cluster.ports;
+    cluster.startAll();
   }
 
   @AfterAll
   static void stopCluster() {
-    for (ServerProcess p : NODES.values()) {
-      p.close();
+    if (cluster != null) {
+      cluster.close();
     }
   }
 
@@ -119,32 +75,8 @@ class ClusterClientsTest {
     return seeds;
   }
 
-  /** The node that serves {@code key}'s slot, as the first running node that answers says. */
   static String nodeServing(String key) {
-    for (Map.Entry<String, ServerProcess> n : NODES.entrySet()) {
-      if (n.getValue().isAlive()) {
-        try {
-          return nodeServing(key, PORTS.get(n.getKey()));
-        } catch (RuntimeException down) {
-          // try the next
-        }
-      }
-    }
-    throw new AssertionError("no running node answers CLUSTER SLOTS");
-  }
-
-  private static String nodeServing(String key, int askPort) {
-    try (Jedis j = new Jedis("127.0.0.1", askPort)) {
-      int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
-      for (Object range : j.clusterSlots()) {
-        List<?> r = (List<?>) range;
-        if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) {
-          long port = (Long) ((List<?>) r.get(2)).get(1);
-          return PORTS.entrySet().stream().filter(e -> e.getValue() == port).findFirst().orElseThrow().getKey();
-        }
-      }
-    }
-    throw new AssertionError("no node serves " + key);
+    return cluster.nodeServing(key);
   }
 
   @Test
@@ -182,7 +114,7 @@ class ClusterClientsTest {
   @Order(1)
   void metrics_showEachShardsRoleTermIndexesAndLag() throws Exception {
     String leader = nodeServing("metrics-key");
-    int http = NODES.get(leader).httpPort();
+    int http = cluster.node(leader).httpPort();
     java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
     String body = client.send(java.net.http.HttpRequest.newBuilder(
             java.net.URI.create("http://127.0.0.1:" + http + "/metrics")).build(),
@@ -311,7 +243,7 @@ class ClusterClientsTest {
           victimKeys.add("kill:" + i);
         }
       }
-      NODES.get(victim).kill9();
+      cluster.kill9(victim);
       long killed = System.nanoTime();
       long firstWrite = -1;
       for (int i = 0; i < 100; i++) {
@@ -338,15 +270,16 @@ class ClusterClientsTest {
       System.out.printf("first write to the killed leader's slots %d ms after SIGKILL%n",
           TimeUnit.NANOSECONDS.toMillis(firstWrite - killed));
 
-      start(victim);
-      NODES.get(victim).awaitPort();
-      awaitClusterOk();
+      cluster.start(victim);
+      cluster.awaitClusterOk();
       for (Map.Entry<String, String> e : acknowledged.entrySet()) {
         assertThat(jc.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
       }
     }
     // The restarted node has every entry: with READONLY it serves linearizable reads of them.
-    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(victim))) {
+    // (It may still be catching up, or taking its shards' lead back: a read waits for that.)
+    try (Jedis j = new Jedis(new HostAndPort("127.0.0.1", PORTS.get(victim)),
+        redis.clients.jedis.DefaultJedisClientConfig.builder().socketTimeoutMillis(15_000).build())) {
       j.readonly();
       for (Map.Entry<String, String> e : acknowledged.entrySet()) {
         assertThat(j.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());

@@ -17,6 +17,11 @@ import redis.clients.jedis.params.SetParams;
 final class JedisRegisterClient implements RegisterClient {
   private final Jedis jedis;
 
+  /** Over {@code jedis}, which the caller owns (this client's {@link #close} closes it). */
+  JedisRegisterClient(Jedis jedis) {
+    this.jedis = jedis;
+  }
+
   JedisRegisterClient(int port) {
     jedis = new Jedis(new HostAndPort("127.0.0.1", port), DefaultJedisClientConfig.builder()
         .connectionTimeoutMillis(2000).socketTimeoutMillis(10_000).build());

@@ -23,9 +23,13 @@ public final class LinearizabilityAssertions {
     System.out.printf("%s: %s (checked in %d ms)%n", run, result.report().lines().findFirst().orElse(""),
         (System.nanoTime() - start) / 1_000_000);
     if (!result.isLinearizable()) {
+      long origin = history.isEmpty() ? 0 : history.get(0).invokeNanos();
       Set<String> failing = result.keys().stream().filter(k -> k.verdict() != CheckResult.Verdict.LINEARIZABLE)
           .map(CheckResult.KeyResult::key).collect(Collectors.toSet());
-      long origin = history.isEmpty() ? 0 : history.get(0).invokeNanos();
+      for (String key : failing) {
+        history.stream().filter(op -> op.key().equals(key)).mapToLong(Operation::invokeNanos).min().ifPresent(first ->
+            System.out.printf("%s: key %s: first invoked %d ms into the run%n", run, key, (first - origin) / 1_000_000));
+      }
       String dump = history.stream().filter(op -> failing.contains(op.key()))
           .map(op -> op.key() + " #" + op.id() + " " + op.describe(origin)).collect(Collectors.joining("\n"));
       Path file = Path.of("target", "reliability", run.replaceAll("[^A-Za-z0-9_.-]", "_") + ".history.txt");

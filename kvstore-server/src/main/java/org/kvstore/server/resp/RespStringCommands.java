@@ -46,10 +46,20 @@ final class RespStringCommands {
     this.clock = clock;
   }
 
+  /** GET; on a cluster node after {@code READONLY}, a replica read ({@code cluster-replica-reads}). */
+  private RespMessage get(RespSession s, RespRequest r) {
+    Table t = t(s);
+    if (s.clusterReadOnly() && t instanceof org.kvstore.cluster.ShardedTable sharded) {
+      org.kvstore.Entry e = sharded.getStale(r.arg(1));
+      return RespMessage.bulkOrNull(e == null ? null : e.value());
+    }
+    return RespMessage.bulkOrNull(strings.get(t, r.arg(1)));
+  }
+
   List<RespCommandSpec> specs() {
     return List.of(
         command("get", 2).flags(READONLY | FAST).keys(1, 1, 1).doc("string", "Returns the string value of a key.")
-            .handler((s, r) -> RespMessage.bulkOrNull(strings.get(t(s), r.arg(1)))),
+            .handler(this::get),
         command("set", -3).flags(WRITE).keys(1, 1, 1).doc("string", "Sets the string value of a key.")
             .handler(this::set),
         command("setnx", 3).flags(WRITE | FAST).keys(1, 1, 1).doc("string", "Sets the value of a key only when it does not exist.")
