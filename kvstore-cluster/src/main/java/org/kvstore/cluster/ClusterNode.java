@@ -16,7 +16,10 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -75,8 +78,13 @@ public final class ClusterNode implements AutoCloseable {
   private final RaftServer server;
   private final Map<Integer, Replica> replicas;
 
-  private ClusterNode(ClusterNodeOptions options, KVStore store, RaftServer server, Map<Integer, Replica> replicas) {
+  /** Sends the shards' batches of writes ({@link org.kvstore.cluster.shard.ProposalBatcher}). */
+  private final ExecutorService proposers;
+
+  private ClusterNode(ClusterNodeOptions options, KVStore store, RaftServer server, Map<Integer, Replica> replicas,
+      ExecutorService proposers) {
     this.options = options;
+    this.proposers = proposers;
     this.store = store;
     this.server = server;
     this.replicas = replicas;
@@ -97,6 +105,7 @@ public final class ClusterNode implements AutoCloseable {
     String nodeId = options.nodeId();
     KVStore store = KVStore.open(dir.resolve(STORE_DIR), options.storeOptions());
     RaftServer server = null;
+    ExecutorService proposers = null;
     try {
       Map<Integer, RaftGroup> groups = new LinkedHashMap<>();
       Map<RaftGroupId, ShardStateMachine> machines = new HashMap<>();
@@ -141,15 +150,24 @@ public final class ClusterNode implements AutoCloseable {
           }
         }
       }
+      AtomicInteger proposerThreads = new AtomicInteger();
+      proposers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "kv-shard-proposer-" + nodeId + "-" + proposerThreads.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
       Map<Integer, Replica> replicas = new LinkedHashMap<>();
       for (Map.Entry<Integer, RaftGroup> e : groups.entrySet()) {
         int i = e.getKey();
         RaftGroupId groupId = e.getValue().getGroupId();
         replicas.put(i, new Replica(groupId, machines.get(groupId), new Shard(layout.shard(i), nodeId, server, groupId,
-            machines.get(groupId), options.requestTimeout().toMillis())));
+            machines.get(groupId), options.requestTimeout().toMillis(), proposers)));
       }
-      return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas));
+      return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas), proposers);
     } catch (IOException | RuntimeException e) {
+      if (proposers != null) {
+        proposers.shutdownNow();
+      }
       if (server != null) {
         closeQuietly(server, e);
       }
@@ -334,6 +352,7 @@ public final class ClusterNode implements AutoCloseable {
   @Override
   public synchronized void close() {
     KVStoreException error = null;
+    proposers.shutdown(); // batches in flight finish (or fail) as the Raft server stops
     try {
       server.close();
     } catch (IOException e) {

@@ -30,6 +30,7 @@ import org.kvstore.cluster.codec.ShardEntryFormat;
 import org.kvstore.cluster.codec.ShardQuery;
 import org.kvstore.cluster.codec.TableEffects;
 import org.kvstore.cluster.shard.KeyLatches;
+import org.kvstore.cluster.shard.ProposalBatcher;
 import org.kvstore.cluster.shard.ShardStateMachine;
 import org.kvstore.spi.Mutation;
 
@@ -62,10 +63,15 @@ public final class Shard {
   private final ShardStateMachine stateMachine;
   private static final long RETRY_MILLIS = 50;
 
+  private final ProposalBatcher batcher;
+
   Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, ShardStateMachine stateMachine,
-      long timeoutMillis) {
+      long timeoutMillis, java.util.concurrent.Executor proposers) {
     this.spec = spec;
     this.stateMachine = stateMachine;
+    this.batcher = new ProposalBatcher(
+        entry -> send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry)).getLogIndex(),
+        proposers, timeoutMillis);
     this.nodeId = nodeId;
     this.server = server;
     this.peerId = RaftPeerId.valueOf(nodeId);
@@ -268,12 +274,15 @@ public final class Shard {
     }
   }
 
-  /** Proposes {@code entry} and returns its Raft index once the leader applied it. */
+  /**
+   * Proposes {@code entry}, merged with the entries other writers propose meanwhile ({@link
+   * ProposalBatcher}), and returns its Raft index once the leader applied it.
+   */
   private long propose(ShardEntry entry) {
     for (TableEffects t : entry.tables()) {
       checkTable(t.table());
     }
-    return send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry)).getLogIndex();
+    return batcher.propose(entry);
   }
 
   private RaftServer.Division division() {
