@@ -41,7 +41,7 @@ mkdir -p "$out"
 pids=()
 cleanup() {
   "$ROOT/bin/kvstore-cluster" stop --dir "$work/kv" >/dev/null 2>&1 || true
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do { kill -9 "$p" && wait "$p"; } 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
