@@ -133,7 +133,8 @@ final class HttpService {
       call.endpoint = endpoint;
       call.command = recorder.id(call.head && !match.route().methods().containsKey(HttpMethod.HEAD)
           ? endpoint.command().replaceAll("\\.get$", ".head") : endpoint.command());
-      call.offload = switch (endpoint.execution()) {
+      // On a cluster node every call may wait for Raft (a read's barrier, an election): off the loop.
+      call.offload = keyspace.cluster() != null || switch (endpoint.execution()) {
         case EVENT_LOOP -> false;
         case WORKER -> true;
         case TABLE_WRITE -> writesWait(ex);

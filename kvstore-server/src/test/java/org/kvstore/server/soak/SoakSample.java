@@ -38,6 +38,15 @@ record SoakSample(double elapsedSeconds, double windowSeconds, long heapAfterGcB
       "block_cache_bytes", "space_amplification", "requests",
       "errors", "throughput_per_s", "p50_us", "p99_us", "max_us");
 
+  /**
+   * The heap after a full collection less the block cache and the memtables: both are bounded by
+   * settings and swing by several MiB as compactions drop a file's cached blocks and memtables fill
+   * and flush, which over a few minutes looks like a trend; a leak anywhere else shows here.
+   */
+  long heapOutsideCachesBytes() {
+    return Math.max(0, heapAfterGcBytes - blockCacheBytes - memtableBytes);
+  }
+
   /** Descriptors on anything but a live store file: sockets, pipes, jars, deleted files. */
   int otherFds() {
     return openFds - storeFileFds;
