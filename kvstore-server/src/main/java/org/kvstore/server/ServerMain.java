@@ -42,8 +42,6 @@ public final class ServerMain implements Callable<Integer> {
   private volatile KVStoreServer running;
   private final CountDownLatch stop = new CountDownLatch(1);
 
-  private static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
-
   public static void main(String[] args) {
     // Netty's leak detector records a stack trace for a sample of buffer allocations (1 in 128 at
     // its default level), CPU the event loops need (docs/decisions/0022-netty-leak-detector-off.md).
@@ -51,13 +49,6 @@ public final class ServerMain implements Callable<Integer> {
     // -Dio.netty.leakDetection.level still sets it here.
     if (System.getProperty("io.netty.leakDetection.level") == null) {
       ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-    }
-    // With fewer than three cores the JDK's common pool has one thread, and CompletableFuture's
-    // async steps then start a new thread per step; Apache Ratis (cluster mode) takes such steps
-    // for every request. Two threads make it a pool; -Djava.util.concurrent.ForkJoinPool.common.
-    // parallelism still sets it.
-    if (System.getProperty(COMMON_POOL_PARALLELISM) == null && Runtime.getRuntime().availableProcessors() < 3) {
-      System.setProperty(COMMON_POOL_PARALLELISM, "2");
     }
     CommandLine cli = commandLine(new ServerMain());
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
