@@ -225,6 +225,42 @@ public final class KVStore implements AutoCloseable {
     return t;
   }
 
+  /**
+   * Writes into {@code target} (which must not exist or be empty) a copy of replicated table
+   * {@code db.table} that {@link #installReplicatedTable} takes, here or on another node: everything
+   * applied is persisted, then the engine copies its persisted state, hard-linking its immutable
+   * files. Returns the replication log index the copy holds. Call it between two
+   * {@link ReplicatedTable#apply} calls (a Raft state machine's snapshot step), not during one.
+   *
+   * @throws InvalidArgumentException if the table is not replicated or {@code target} is not empty
+   */
+  public long backupReplicatedTable(String db, String table, Path target) {
+    checkOpen();
+    if (target == null) {
+      throw new InvalidArgumentException("backup target", "must not be null");
+    }
+    return catalog.backupReplicated(db, table, target);
+  }
+
+  /**
+   * Replaces the state of replicated table {@code db.table} with the copy in {@code source} (written
+   * by {@link #backupReplicatedTable}): a replica that fell behind its replication log takes a
+   * snapshot this way. Returns the table's new write side, whose {@link ReplicatedTable#persistedLsn}
+   * is the copy's index; handles taken before fail from now on and must be looked up again. The
+   * switch is atomic and durable (a crash leaves the old state or the new one); {@code source} is
+   * not changed.
+   *
+   * @throws InvalidArgumentException if the table is not replicated
+   * @throws StorageIOException if the copy cannot be read or opened (the old state stays)
+   */
+  public ReplicatedTable installReplicatedTable(String db, String table, Path source) {
+    checkOpen();
+    if (source == null) {
+      throw new InvalidArgumentException("source", "must not be null");
+    }
+    return catalog.installReplicated(db, table, source);
+  }
+
   // ---- data ----
 
   public void put(String db, String table, byte[] key, byte[] value) {

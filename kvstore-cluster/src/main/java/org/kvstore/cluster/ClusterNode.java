@@ -33,6 +33,7 @@ import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.kvstore.KVStore;
 import org.kvstore.KVStoreException;
@@ -56,13 +57,15 @@ import org.kvstore.cluster.shard.ShardStateMachine;
  * <p>Directory layout: {@code <data>/store} is the KVStore (shard {@code s<i>}'s tables are the
  * database {@code s<i>}, created with {@code replicated=true}); {@code <data>/raft} holds Ratis'
  * storage, one directory per group named by its id, with the group's log under {@code
- * <group uuid>/current} and the shard's snapshot stamp under {@code <group uuid>/sm}. A restart
+ * <group uuid>/current} and the shard's snapshots under {@code <group uuid>/sm/snapshots}. A restart
  * finds the groups there; a layout that no longer matches them (another shard count, another node
  * list) stops the start, since the slots of the data already written would move.
  *
- * <p>Raft settings (SCALEOUT.md §5): reads {@code LINEARIZABLE} with the leader lease; Ratis' own
- * snapshot install off (this layer cannot install yet, and keeps the log a lagging follower needs);
- * the log fsynced before an entry counts towards a majority (Ratis' default).
+ * <p>Raft settings (SCALEOUT.md §5): reads {@code LINEARIZABLE} with the leader lease; a snapshot
+ * every {@link ClusterNodeOptions#snapshotEntries} applied entries, the log purged up to it, and
+ * Ratis' own chunked install of the newest snapshot to a follower behind the purged log
+ * (docs/decisions/0037-cluster-snapshot-install.md); the log fsynced before an entry counts towards a
+ * majority (Ratis' default).
  *
  * <p>Thread safety: thread-safe; {@link #close} once.
  */
@@ -111,7 +114,7 @@ public final class ClusterNode implements AutoCloseable {
       Map<RaftGroupId, ShardStateMachine> machines = new HashMap<>();
       for (int i : layout.shardsOf(nodeId)) {
         ShardSpec spec = layout.shard(i);
-        ShardStateMachine sm = new ShardStateMachine(spec.name(), openTables(store, spec));
+        ShardStateMachine sm = new ShardStateMachine(spec.name(), store, openTables(store, spec));
         RaftGroup group = groupOf(layout, i);
         groups.put(i, group);
         machines.put(group.getGroupId(), sm);
@@ -256,11 +259,19 @@ public final class ClusterNode implements AutoCloseable {
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
     RaftServerConfigKeys.Read.setTimeout(p, millis(o.requestTimeout()));
-    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+    // A follower behind the leader's purged log gets the leader's newest snapshot, file by file
+    // (ShardStateMachine.reinitialize); so the log is purged up to each snapshot, whether or not
+    // every follower has it (a node that is down does not keep the others' logs growing).
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, 1); // purges go by closed segments anyway
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(o.logSegmentBytes()));
+    RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(Math.min(o.logSegmentBytes(), 4L << 20)));
     // Send appends as soon as entries arrive (Ratis waits 10 ms between them by default, which
     // bounds a shard at about one round of appends per 10 ms; Ozone's SCM sets 0 too).
     RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, false);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, o.snapshotEntries());
     return p;
   }
 

@@ -15,6 +15,10 @@ import org.kvstore.StoreOptions;
  *     leader for a random time between min and max starts an election
  * @param electionTimeoutMax Raft's {@code raft.server.rpc.timeout.max}
  * @param requestTimeout how long a write or read waits for Raft before failing
+ * @param snapshotEntries a shard replica takes a snapshot (a copy of its tables, after which Raft
+ *     purges its log up to it) once this many log entries were applied since its last one
+ * @param logSegmentBytes the size at which a Raft log segment is closed and a new one started; the
+ *     log is purged a closed segment at a time
  * @param storeOptions the options of the node's KVStore
  *
  * <p>Thread safety: immutable.
@@ -26,6 +30,8 @@ public record ClusterNodeOptions(
     Duration electionTimeoutMin,
     Duration electionTimeoutMax,
     Duration requestTimeout,
+    long snapshotEntries,
+    long logSegmentBytes,
     StoreOptions storeOptions) {
 
   public ClusterNodeOptions {
@@ -37,6 +43,13 @@ public record ClusterNodeOptions(
       throw new IllegalArgumentException("the cluster's nodes " + layout.nodes().keySet()
           + " do not include this node " + nodeId);
     }
+    if (snapshotEntries < 1) {
+      throw new IllegalArgumentException("snapshotEntries must be at least 1, was " + snapshotEntries);
+    }
+    if (logSegmentBytes < MIN_LOG_SEGMENT_BYTES) {
+      throw new IllegalArgumentException("logSegmentBytes must be at least " + MIN_LOG_SEGMENT_BYTES + ", was "
+          + logSegmentBytes);
+    }
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("requestTimeout must be positive, was " + requestTimeout);
     }
@@ -47,18 +60,40 @@ public record ClusterNodeOptions(
     }
   }
 
-  /** Options with the timeouts SCALEOUT.md §5 suggests for small machines: 1 s / 2 s, requests 10 s. */
+  /** The default of {@link #snapshotEntries()}. */
+  public static final long DEFAULT_SNAPSHOT_ENTRIES = 100_000;
+  /** The default of {@link #logSegmentBytes()} (Ratis' own). */
+  public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+  /** The smallest {@link #logSegmentBytes()} accepted. */
+  public static final long MIN_LOG_SEGMENT_BYTES = 64L << 10;
+
+  /**
+   * Options with the timeouts SCALEOUT.md §5 suggests for small machines: 1 s / 2 s, requests 10 s;
+   * a snapshot every {@link #DEFAULT_SNAPSHOT_ENTRIES} entries.
+   */
   public static ClusterNodeOptions of(String nodeId, Path dataDirectory, ClusterLayout layout) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, Duration.ofSeconds(1),
-        Duration.ofSeconds(2), Duration.ofSeconds(10), StoreOptions.defaults());
+        Duration.ofSeconds(2), Duration.ofSeconds(10), DEFAULT_SNAPSHOT_ENTRIES, DEFAULT_LOG_SEGMENT_BYTES,
+        StoreOptions.defaults());
   }
 
   public ClusterNodeOptions withTimeouts(Duration min, Duration max, Duration request) {
-    return new ClusterNodeOptions(nodeId, dataDirectory, layout, min, max, request, storeOptions);
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, min, max, request, snapshotEntries, logSegmentBytes,
+        storeOptions);
+  }
+
+  public ClusterNodeOptions withSnapshotEntries(long entries) {
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
+        requestTimeout, entries, logSegmentBytes, storeOptions);
+  }
+
+  public ClusterNodeOptions withLogSegmentBytes(long bytes) {
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
+        requestTimeout, snapshotEntries, bytes, storeOptions);
   }
 
   public ClusterNodeOptions withStoreOptions(StoreOptions options) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin,
-        electionTimeoutMax, requestTimeout, options);
+        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, options);
   }
 }

@@ -190,7 +190,16 @@ public final class Shard {
   public Entry[] getEntries(String table, List<byte[]> keys) {
     checkTable(table);
     readBarrier();
-    org.kvstore.Table local = stateMachine.table(table);
+    try {
+      return readLocal(stateMachine.table(table), keys);
+    } catch (org.kvstore.StoreClosedException replaced) {
+      // An installed snapshot replaced the table after the barrier; its copy holds at least what the
+      // barrier waited for, so reading it instead is still linearizable.
+      return readLocal(stateMachine.table(table), keys);
+    }
+  }
+
+  private static Entry[] readLocal(org.kvstore.Table local, List<byte[]> keys) {
     Entry[] out = new Entry[keys.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = local.getEntry(keys.get(i));

@@ -31,6 +31,8 @@ final class TestCluster implements AutoCloseable {
   private final Map<String, String> peers = new LinkedHashMap<>();
   private final Map<String, ClusterNode> nodes = new ConcurrentHashMap<>();
   private final Map<String, StoreOptions> storeOptions = new LinkedHashMap<>();
+  private long snapshotEntries = ClusterNodeOptions.DEFAULT_SNAPSHOT_ENTRIES;
+  private long logSegmentBytes = ClusterNodeOptions.DEFAULT_LOG_SEGMENT_BYTES;
 
   TestCluster(Path root) throws IOException {
     this(root, 1);
@@ -64,9 +66,21 @@ final class TestCluster implements AutoCloseable {
     storeOptions.put(id, options);
   }
 
+  /** Snapshots every {@code entries} applied entries, log segments of {@code segmentBytes}, from the next start on. */
+  void raftLog(long entries, long segmentBytes) {
+    snapshotEntries = entries;
+    logSegmentBytes = segmentBytes;
+  }
+
+  /** The node's data directory (its store and its Raft storage). */
+  Path dataDirectory(String id) {
+    return root.resolve(id);
+  }
+
   ClusterNode start(String id) {
     ClusterNodeOptions o = ClusterNodeOptions.of(id, root.resolve(id), layout())
         .withTimeouts(Duration.ofMillis(600), Duration.ofMillis(1200), Duration.ofSeconds(10))
+        .withSnapshotEntries(snapshotEntries).withLogSegmentBytes(logSegmentBytes)
         .withStoreOptions(storeOptions.getOrDefault(id, StoreOptions.defaults()));
     ClusterNode n = ClusterNode.start(o);
     nodes.put(id, n);

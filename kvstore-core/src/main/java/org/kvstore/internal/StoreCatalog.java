@@ -286,6 +286,112 @@ public final class StoreCatalog {
     }
   }
 
+  /**
+   * Writes into {@code target} (which must not exist or be empty) a copy of the replicated table's
+   * state that {@link #installReplicated} takes: everything applied is persisted first, then the
+   * engine copies its persisted state (immutable files hard-linked). Returns the index the copy
+   * holds. REQUIRES: no concurrent {@link StoreTable#apply} (the replication log's apply thread
+   * calls it between entries).
+   */
+  public long backupReplicated(String db, String table, Path target) {
+    StoreTable t = replicated(db, table);
+    try {
+      if (fs.exists(target) && !fs.list(target).isEmpty()) {
+        throw new org.kvstore.InvalidArgumentException("backup target", target + " exists and is not empty");
+      }
+      fs.createDirectories(target);
+      long lsn = t.checkpoint();
+      t.backupPersistedState(target);
+      fs.syncDirectory(target);
+      return lsn;
+    } catch (IOException e) {
+      throw new StorageIOException(target, "copying replicated table " + t.qualifiedName(), e);
+    }
+  }
+
+  /**
+   * Replaces the replicated table's state with the copy in {@code source} (written by
+   * {@link #backupReplicated}, possibly on another node) and returns the table opened on it; the
+   * old handle is closed ({@link StoreTable#REPLACED}). The files are copied under a new table id
+   * and the catalog switches to it in one atomic replace: a crash before leaves the old table (and
+   * an orphan directory, removed on open), after it the new one; {@code source} is left as it was.
+   *
+   * @throws StorageIOException if copying or opening the copy fails (the old table stays)
+   */
+  public StoreTable installReplicated(String db, String table, Path source) {
+    ddlLock.lock();
+    try {
+      StoreTable old = replicated(db, table);
+      TableDescriptor d = old.descriptor();
+      TableDescriptor t = new TableDescriptor(state.nextTableId(), db, table, d.engine(), d.properties());
+      Path dir = tableDir(t.id());
+      StoreTable opened;
+      try {
+        if (!fs.exists(source) || fs.list(source).isEmpty()) {
+          throw new IOException(source + " does not exist or holds no files (not a copy of a table)");
+        }
+        fs.deleteRecursively(dir);
+        fs.createDirectories(dir);
+        for (String name : fs.list(source)) {
+          BackupWriter.copyPrefix(fs, source.resolve(name), dir.resolve(name), fs.size(source.resolve(name)));
+        }
+        fs.syncDirectory(dir);
+        fs.syncDirectory(dir.getParent());
+        opened = openTable(t);
+      } catch (IOException | RuntimeException e) {
+        discardDirectory(dir, e);
+        if (e instanceof KVStoreException k) {
+          throw k;
+        }
+        throw new StorageIOException(source, "installing a copy of replicated table " + d.qualifiedName()
+            + " (into " + dir + ")", e instanceof IOException io ? io : new IOException(e));
+      }
+      CatalogState next = state.withTable(t);
+      try {
+        storeCatalog(next);
+      } catch (KVStoreException e) {
+        try {
+          opened.close("installation failed");
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        discardDirectory(dir, e);
+        throw e;
+      }
+      state = next;
+      open.get(db).put(table, opened);
+      LOG.info("table {}: installed a copy from {} (index {}; replaces table id {})", t.qualifiedName(), source,
+          opened.persistedLsn(), d.id());
+      try {
+        old.close(StoreTable.REPLACED);
+        fs.deleteRecursively(tableDir(old.id()));
+      } catch (IOException e) {
+        // The catalog names the new table; the old directory is an orphan, removed on the next open.
+        LOG.warn("table {} was replaced but deleting {} failed: {}", t.qualifiedName(), tableDir(old.id()), e.toString());
+      }
+      return opened;
+    } finally {
+      ddlLock.unlock();
+    }
+  }
+
+  private StoreTable replicated(String db, String table) {
+    StoreTable t = table(db, table);
+    if (!t.replicated()) {
+      throw new org.kvstore.InvalidArgumentException("table", t.qualifiedName()
+          + " is not replicated (create it with the table property replicated=true)");
+    }
+    return t;
+  }
+
+  private void discardDirectory(Path dir, Exception cause) {
+    try {
+      fs.deleteRecursively(dir);
+    } catch (IOException e) {
+      cause.addSuppressed(e); // an orphan directory, removed on the next open
+    }
+  }
+
   public List<String> listTables(String db) {
     Names.checkDatabase(db);
     ddlLock.lock();

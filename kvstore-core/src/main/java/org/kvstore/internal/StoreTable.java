@@ -664,6 +664,16 @@ public final class StoreTable implements Table, ReplicatedTable {
     }
   }
 
+  /** Copies the engine's persisted state into {@code target} (existing, empty). */
+  void backupPersistedState(Path target) throws IOException {
+    enter();
+    try {
+      engine.backup(target);
+    } finally {
+      exit();
+    }
+  }
+
   @Override
   public void flush() {
     enter();
@@ -715,6 +725,8 @@ public final class StoreTable implements Table, ReplicatedTable {
   }
 
   static final String DROPPED = "dropped";
+  /** The reason a replicated table's old handle is closed once a copy replaced it. */
+  static final String REPLACED = "replaced by an installed copy; look the table up again";
 
   StorageIOException io(String op, IOException e) {
     return new StorageIOException("table " + qualifiedName() + ": " + op, e);

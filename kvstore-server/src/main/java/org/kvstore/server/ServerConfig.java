@@ -184,6 +184,13 @@ public final class ServerConfig {
       1000, 100, 60_000, "a follower that hears no leader for this long to twice it starts an election;"
           + " requests to a shard without a leader wait about as long");
 
+  /** How many applied Raft entries make a shard replica take a snapshot (and purge its log). */
+  public static final Setting<Integer> CLUSTER_SNAPSHOT_ENTRIES = Setting.integer("cluster-snapshot-entries", "N",
+      (int) org.kvstore.cluster.ClusterNodeOptions.DEFAULT_SNAPSHOT_ENTRIES, 100, 100_000_000,
+      "a shard replica copies its tables (hard links) and purges its Raft log up to them once this many"
+          + " entries were applied since its last snapshot; a replica behind the purged log installs the"
+          + " leader's newest snapshot");
+
   /** How a cluster node answers a READONLY client's GET of a slot it does not lead. */
   public static final Setting<Boolean> CLUSTER_STALE_REPLICA_READS = Setting.of("cluster-stale-replica-reads", "BOOL",
       false, "after READONLY, a GET on a replica answers from what that replica has applied, which may miss"
@@ -206,7 +213,8 @@ public final class ServerConfig {
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
-      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_STALE_REPLICA_READS);
+      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES,
+      CLUSTER_STALE_REPLICA_READS);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -245,6 +253,10 @@ public final class ServerConfig {
 
   public boolean clusterStaleReplicaReads() {
     return get(CLUSTER_STALE_REPLICA_READS);
+  }
+
+  public long clusterSnapshotEntries() {
+    return get(CLUSTER_SNAPSHOT_ENTRIES);
   }
 
   public java.time.Duration clusterElectionTimeout() {

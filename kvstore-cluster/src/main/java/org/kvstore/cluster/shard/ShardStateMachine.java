@@ -9,20 +9,21 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.kvstore.KVStore;
 import org.kvstore.KVStoreException;
 import org.kvstore.ReplicatedTable;
 import org.kvstore.cluster.codec.ShardEntry;
@@ -45,65 +46,144 @@ import org.slf4j.LoggerFactory;
  *       the others get it again, which is harmless because entries carry idempotent effects.
  *   <li><b>Every table advances with every entry</b> (also with entries that do not touch it, and with
  *       Ratis' own configuration entries), so a checkpoint of each covers the whole log prefix.
- *   <li><b>Snapshots</b> ({@link #takeSnapshot}): every table persists its state, then the (term,
- *       index) stamp ({@link ShardSnapshotFile}) is replaced atomically. At start the stamp is the
- *       last applied position Ratis replays from.
+ *   <li><b>Snapshots</b> ({@link #takeSnapshot}, every {@code snapshot-entries} entries and on
+ *       request): every table persists its state and is copied, with the (term, index) stamp, into a
+ *       new snapshot directory ({@link ShardSnapshots}; the LSM engine hard-links its files). Ratis
+ *       may then purge its log up to the snapshot. At start the newest stamp is the last applied
+ *       position Ratis replays from.
+ *   <li><b>Install</b> ({@link #reinitialize}): a follower that needs entries the leader's log no
+ *       longer has (it was down while the log was purged, or its disk was wiped) receives the
+ *       leader's newest snapshot from Ratis, file by file, and replaces each table with its copy
+ *       ({@link KVStore#installReplicatedTable}); it then goes on from the snapshot's index. A crash
+ *       in between is finished at the next start, from the received snapshot.
  *   <li><b>Reads</b> ({@link #query}) read the tables directly; Ratis calls it only after the
  *       ReadIndex protocol made sure every entry committed before the read is applied here.
  * </ul>
  *
- * <p>Not yet: installing a snapshot from the leader ({@link #notifyInstallSnapshotFromLeader}
- * fails; the node runs with Ratis' own install turned off, and the log is purged only up to what
- * every follower has).
- *
- * <p>Thread safety: Ratis calls the apply methods and {@link #takeSnapshot} from one thread, in log
- * order; {@link #query} from any thread.
+ * <p>Thread safety: Ratis calls the apply methods, {@link #takeSnapshot} and {@link #reinitialize}
+ * from one thread, in log order (and pauses applying around an install); {@link #query} and
+ * {@link #table} from any thread: the tables are an immutable map replaced whole by an install.
  */
 public final class ShardStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(ShardStateMachine.class);
 
+  /** Snapshots kept on disk: the newest, and the one before it for a transfer still reading it. */
+  static final int SNAPSHOTS_KEPT = 2;
+
   private final String shard;
-  private final Map<String, ReplicatedTable> tables;
+  private final KVStore store;
+  private volatile Map<String, ReplicatedTable> tables;
+  private final AtomicLong snapshotsInstalled = new AtomicLong();
   private final AtomicLong entriesApplied = new AtomicLong();
   private final AtomicLong tableAppliesSkipped = new AtomicLong();
   private final AtomicLong firstIndexApplied = new AtomicLong(-1);
   private volatile Path stateDir;
   private volatile Path logDir;
+  private volatile ShardSnapshots snapshots;
   private volatile SnapshotInfo latestSnapshot;
 
   /**
-   * @param shard the shard's name, for messages
+   * @param shard the shard's name: the database of its tables in {@code store}
+   * @param store the node's store
    * @param tables the shard's replicated tables by name (each table's name within the shard)
    */
-  public ShardStateMachine(String shard, Map<String, ReplicatedTable> tables) {
+  public ShardStateMachine(String shard, KVStore store, Map<String, ReplicatedTable> tables) {
     if (tables.isEmpty()) {
       throw new IllegalArgumentException("shard " + shard + " has no tables");
     }
     this.shard = shard;
-    this.tables = new LinkedHashMap<>(tables);
+    this.store = store;
+    this.tables = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tables));
   }
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
+    getLifeCycle().transition(LifeCycle.State.STARTING);
     super.initialize(server, groupId, storage);
     logDir = storage.getStorageDir().getCurrentDir().toPath();
     stateDir = storage.getStorageDir().getStateMachineDir().toPath();
-    Files.createDirectories(stateDir);
-    ShardSnapshotFile.Stamp stamp = ShardSnapshotFile.read(stateDir);
-    if (stamp != null) {
-      for (Map.Entry<String, ReplicatedTable> t : tables.entrySet()) {
-        long persisted = t.getValue().persistedLsn();
-        if (persisted < stamp.index()) {
-          throw new IOException("shard " + shard + ": table " + t.getKey() + " has persisted state up to index "
-              + persisted + ", below the snapshot index " + stamp.index() + " (" + stateDir.resolve(ShardSnapshotFile.NAME)
-              + "): the log below the snapshot may be purged, so the table cannot be rebuilt");
+    snapshots = new ShardSnapshots(stateDir.resolve(ShardSnapshots.DIR));
+    Files.createDirectories(snapshots.root());
+    ShardSnapshots.Taken taken = snapshots.latest();
+    if (taken != null) {
+      loadSnapshot(taken, "starting");
+    } else {
+      ShardSnapshotFile.Stamp legacy = ShardSnapshotFile.read(stateDir); // a stamp without copies (format v1's place)
+      if (legacy != null) {
+        for (Map.Entry<String, ReplicatedTable> t : tables.entrySet()) {
+          checkPersistedUpTo(t.getKey(), t.getValue(), legacy, stateDir.resolve(ShardSnapshotFile.NAME));
         }
+        TermIndex ti = TermIndex.valueOf(legacy.term(), legacy.index());
+        latestSnapshot = new FileListSnapshotInfo(List.of(), ti);
+        setLastAppliedTermIndex(ti);
+        LOG.info("shard {}: starting from snapshot stamp {} (tables persisted up to {})", shard, ti, persistedIndexes());
       }
-      TermIndex ti = TermIndex.valueOf(stamp.term(), stamp.index());
-      latestSnapshot = new Snapshot(ti);
-      setLastAppliedTermIndex(ti);
-      LOG.info("shard {}: starting from snapshot {} (tables persisted up to {})", shard, ti, persistedIndexes());
     }
+    getLifeCycle().transition(LifeCycle.State.RUNNING);
+  }
+
+  /**
+   * Makes {@code taken} the state machine's position: every table whose persisted state is below
+   * the snapshot is replaced by the snapshot's copy of it (after an install, or a crash during one);
+   * tables at or above it keep their state, and Ratis replays the log above the snapshot.
+   */
+  private void loadSnapshot(ShardSnapshots.Taken taken, String why) throws IOException {
+    ShardSnapshotFile.Stamp stamp = taken.stamp();
+    Map<String, ReplicatedTable> next = new LinkedHashMap<>(tables);
+    for (Map.Entry<String, ReplicatedTable> t : tables.entrySet()) {
+      if (t.getValue().appliedLsn() >= stamp.index()) {
+        continue;
+      }
+      Path copy = taken.table(t.getKey());
+      if (!Files.isDirectory(copy)) {
+        checkPersistedUpTo(t.getKey(), t.getValue(), stamp, taken.dir());
+      }
+      ReplicatedTable installed = store.installReplicatedTable(shard, t.getKey(), copy);
+      if (installed.persistedLsn() != stamp.index()) {
+        throw new IOException("shard " + shard + ": the copy of table " + t.getKey() + " in " + copy
+            + " holds index " + installed.persistedLsn() + ", not the snapshot's index " + stamp.index());
+      }
+      next.put(t.getKey(), installed);
+      snapshotsInstalled.incrementAndGet();
+    }
+    tables = java.util.Collections.unmodifiableMap(next);
+    TermIndex ti = TermIndex.valueOf(stamp.term(), stamp.index());
+    latestSnapshot = new FileListSnapshotInfo(ShardSnapshots.files(taken), ti);
+    setLastAppliedTermIndex(ti);
+    LOG.info("shard {}: {} from snapshot {} in {} (tables persisted up to {})", shard, why, ti, taken.dir(),
+        persistedIndexes());
+  }
+
+  private void checkPersistedUpTo(String name, ReplicatedTable t, ShardSnapshotFile.Stamp stamp, Path where)
+      throws IOException {
+    if (t.persistedLsn() < stamp.index()) {
+      throw new IOException("shard " + shard + ": table " + name + " has persisted state up to index "
+          + t.persistedLsn() + ", below the snapshot index " + stamp.index() + " (" + where
+          + "), and the snapshot holds no copy of it: the log below the snapshot may be purged, so the table"
+          + " cannot be rebuilt");
+    }
+  }
+
+  /** Ratis stops applying before it publishes an installed snapshot ({@link #reinitialize}). */
+  @Override
+  public void pause() {
+    getLifeCycle().transition(LifeCycle.State.PAUSING);
+    getLifeCycle().transition(LifeCycle.State.PAUSED);
+  }
+
+  /**
+   * Called by Ratis once a snapshot from the leader is in the snapshot directory: the tables take
+   * its copies and the state machine goes on from its index.
+   */
+  @Override
+  public void reinitialize() throws IOException {
+    getLifeCycle().transition(LifeCycle.State.STARTING);
+    ShardSnapshots.Taken taken = snapshots.latest();
+    if (taken == null) {
+      throw new IOException("shard " + shard + ": no snapshot in " + snapshots.root() + " after an install");
+    }
+    loadSnapshot(taken, "installed");
+    getLifeCycle().transition(LifeCycle.State.RUNNING);
   }
 
   @Override
@@ -126,8 +206,13 @@ public final class ShardStateMachine extends BaseStateMachine {
       public void format() {}
 
       @Override
-      public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) {
-        // one stamp, replaced in place; the tables' files are the snapshot
+      public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
+        snapshots.removeAllBut(SNAPSHOTS_KEPT);
+      }
+
+      @Override
+      public java.io.File getSnapshotDir() {
+        return snapshots.root().toFile();
       }
     };
   }
@@ -178,15 +263,28 @@ public final class ShardStateMachine extends BaseStateMachine {
     if (last == null || last.getIndex() <= 0) {
       return RaftLog.INVALID_LOG_INDEX;
     }
-    for (Map.Entry<String, ReplicatedTable> t : tables.entrySet()) {
-      long persisted = t.getValue().checkpoint();
-      if (persisted < last.getIndex()) {
-        throw new IOException("shard " + shard + ": table " + t.getKey() + " persisted up to index " + persisted
-            + " after a checkpoint at applied index " + last.getIndex());
-      }
+    SnapshotInfo previous = latestSnapshot;
+    if (previous != null && previous.getIndex() == last.getIndex() && !previous.getFiles().isEmpty()) {
+      return last.getIndex(); // nothing applied since
     }
-    ShardSnapshotFile.write(stateDir, new ShardSnapshotFile.Stamp(last.getTerm(), last.getIndex()));
-    latestSnapshot = new Snapshot(last);
+    ShardSnapshotFile.Stamp stamp = new ShardSnapshotFile.Stamp(last.getTerm(), last.getIndex());
+    Path tmp = snapshots.begin(stamp);
+    try {
+      for (String name : tables.keySet()) {
+        long copied = store.backupReplicatedTable(shard, name, tmp.resolve(ShardSnapshots.TABLES).resolve(name));
+        if (copied < last.getIndex()) {
+          throw new IOException("shard " + shard + ": table " + name + " persisted up to index " + copied
+              + " after a checkpoint at applied index " + last.getIndex());
+        }
+      }
+    } catch (KVStoreException e) {
+      // Ratis takes an IOException as a failed snapshot (logged, retried later); anything else would
+      // stop the whole replica.
+      throw new IOException("shard " + shard + ": snapshot at " + last + " failed: " + e.getMessage(), e);
+    }
+    ShardSnapshots.Taken taken = snapshots.commit(tmp, stamp);
+    Files.deleteIfExists(stateDir.resolve(ShardSnapshotFile.NAME)); // the stamp's place before snapshot copies
+    latestSnapshot = new FileListSnapshotInfo(ShardSnapshots.files(taken), last);
     return last.getIndex();
   }
 
@@ -223,11 +321,10 @@ public final class ShardStateMachine extends BaseStateMachine {
     }
   }
 
-  @Override
-  public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto roleInfo, TermIndex firstTermIndexInLog) {
-    return CompletableFuture.failedFuture(new UnsupportedOperationException("shard " + shard
-        + ": installing a snapshot from the leader (first log index there " + firstTermIndexInLog
-        + ") is not supported yet; see docs/cluster.md"));
+
+  /** Tables replaced by a snapshot's copy since start (after an install from the leader). */
+  public long tablesInstalled() {
+    return snapshotsInstalled.get();
   }
 
   /** Log entries applied since start (replayed ones included). */
@@ -257,14 +354,6 @@ public final class ShardStateMachine extends BaseStateMachine {
     Map<String, Long> out = new LinkedHashMap<>();
     tables.forEach((name, t) -> out.put(name, t.persistedLsn()));
     return out;
-  }
-
-  /** A snapshot: the tables' own files, stamped with (term, index); Ratis ships no file of it. */
-  private record Snapshot(TermIndex getTermIndex) implements SnapshotInfo {
-    @Override
-    public List<FileInfo> getFiles() {
-      return List.of();
-    }
   }
 
   @Override
