@@ -66,6 +66,9 @@ import org.kvstore.cluster.shard.ShardStateMachine;
  * snapshot install off (this layer cannot install yet, and keeps the log a lagging follower needs);
  * the log fsynced before an entry counts towards a majority (Ratis' default).
  *
+ * <p>Expired entries of the shards this node leads are removed through Raft by its {@link
+ * ShardExpiry} (the store's active expiry skips the replicated shard tables).
+ *
  * <p>Thread safety: thread-safe; {@link #close} once.
  */
 public final class ClusterNode implements AutoCloseable {
