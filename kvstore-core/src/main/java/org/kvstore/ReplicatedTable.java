@@ -13,7 +13,9 @@ import org.kvstore.spi.Mutation;
  * entries it writes and, through the table's persisted state, its {@link #persistedLsn()}. After a
  * restart the caller replays its log above {@code persistedLsn()}; the store replays nothing for the
  * table. {@link Table}'s writes (and the store's active expiry) refuse or skip the table, so that
- * every change has an index in the replication log; reads work as for any table.
+ * every change has an index in the replication log; reads work as for any table. The log's owner
+ * removes expired entries itself, as entries of its log: it finds them with
+ * {@link #scanIncludingExpired}, and learns when to look again from {@link #takeEarliestExpiryApplied}.
  *
  * <p>Thread safety: {@link #apply} has one caller at a time, in increasing index order (a Raft state
  * machine's apply thread); the other methods are thread-safe.
@@ -46,4 +48,21 @@ public interface ReplicatedTable {
    * the call, when no {@link #apply} runs concurrently.
    */
   long checkpoint();
+
+  /**
+   * A cursor over {@code [fromInclusive, toExclusive)} (a {@code null} bound is an open end) that
+   * also shows expired entries, each with its {@link Cursor#expiresAt()}: how the log's owner finds
+   * the expired entries to remove through its log. Otherwise as {@link Table#scan} without a limit
+   * (each key's newest entry, weakly consistent under concurrent applies); close it.
+   *
+   * @throws StoreClosedException if the table or its store is closed
+   */
+  Cursor scanIncludingExpired(byte[] fromInclusive, byte[] toExclusive);
+
+  /**
+   * The earliest expiry among the entries applied since the previous call, or since open
+   * ({@link Long#MAX_VALUE}: none), and starts over from none. An expiry walking the table may rest
+   * until then: nothing applied since its last full walk expires sooner.
+   */
+  long takeEarliestExpiryApplied();
 }

@@ -168,4 +168,35 @@ class ReplicatedTableTest {
       assertThat(t.appliedLsn()).isEqualTo(1);
     }
   }
+
+  @Test
+  void scanIncludingExpired_showsExpiredEntries_andTakeEarliestExpiryApplied_startsOver() {
+    org.kvstore.testkit.FakeClock clock = new org.kvstore.testkit.FakeClock(1_000_000L);
+    try (KVStore store = KVStore.open(dir, StoreOptions.builder().clock(clock)
+        .checkpointInterval(Duration.ZERO).build())) {
+      ReplicatedTable t = create(store, "t");
+      assertThat(t.takeEarliestExpiryApplied()).isEqualTo(Long.MAX_VALUE);
+      t.apply(1, List.of(Mutation.put(b("a"), b("1"), 1_000_500L), Mutation.put(b("b"), b("2")),
+          Mutation.put(b("c"), b("3"), 1_000_900L)));
+      assertThat(t.takeEarliestExpiryApplied()).isEqualTo(1_000_500L);
+      assertThat(t.takeEarliestExpiryApplied()).as("starts over").isEqualTo(Long.MAX_VALUE);
+      clock.set(2_000_000L);
+      try (Cursor c = t.scanIncludingExpired(null, null)) {
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).isEqualTo(b("a"));
+        assertThat(c.expiresAt()).isEqualTo(1_000_500L);
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).isEqualTo(b("b"));
+        assertThat(c.expiresAt()).isEqualTo(Entry.NO_EXPIRY);
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).isEqualTo(b("c"));
+        assertThat(c.next()).isFalse();
+      }
+      try (Cursor c = t.table().scan(null, null, 0)) {
+        assertThat(c.next()).isTrue();
+        assertThat(c.key()).as("an ordinary scan hides expired entries").isEqualTo(b("b"));
+        assertThat(c.next()).isFalse();
+      }
+    }
+  }
 }

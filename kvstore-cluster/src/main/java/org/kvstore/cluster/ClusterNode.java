@@ -35,9 +35,11 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.kvstore.ExpiryStats;
 import org.kvstore.KVStore;
 import org.kvstore.KVStoreException;
 import org.kvstore.ReplicatedTable;
+import org.kvstore.StoreOptions;
 import org.kvstore.cluster.shard.ShardStateMachine;
 
 /**
@@ -67,6 +69,9 @@ import org.kvstore.cluster.shard.ShardStateMachine;
  * (docs/decisions/0037-cluster-snapshot-install.md); the log fsynced before an entry counts towards a
  * majority (Ratis' default).
  *
+ * <p>Expired entries of the shards this node leads are removed through Raft by its {@link
+ * ShardExpiry} (the store's active expiry skips the replicated shard tables).
+ *
  * <p>Thread safety: thread-safe; {@link #close} once.
  */
 public final class ClusterNode implements AutoCloseable {
@@ -84,10 +89,14 @@ public final class ClusterNode implements AutoCloseable {
   /** Sends the shards' batches of writes ({@link org.kvstore.cluster.shard.ProposalBatcher}). */
   private final ExecutorService proposers;
 
+  /** Removes the expired entries of the shards this node leads, through Raft. */
+  private final ShardExpiry expiry;
+
   private ClusterNode(ClusterNodeOptions options, KVStore store, RaftServer server, Map<Integer, Replica> replicas,
-      ExecutorService proposers) {
+      ExecutorService proposers, ShardExpiry expiry) {
     this.options = options;
     this.proposers = proposers;
+    this.expiry = expiry;
     this.store = store;
     this.server = server;
     this.replicas = replicas;
@@ -166,7 +175,15 @@ public final class ClusterNode implements AutoCloseable {
         replicas.put(i, new Replica(groupId, machines.get(groupId), new Shard(layout.shard(i), nodeId, server, groupId,
             machines.get(groupId), options.requestTimeout().toMillis(), proposers)));
       }
-      return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas), proposers);
+      List<Shard> shards = new ArrayList<>();
+      for (Replica r : replicas.values()) {
+        shards.add(r.shard());
+      }
+      StoreOptions so = store.options();
+      ShardExpiry expiry = new ShardExpiry(nodeId, shards, so.clock(), so.expiryInterval(), so.expiryEntriesPerPass(),
+          options.requestTimeout());
+      expiry.start();
+      return new ClusterNode(options, store, server, Collections.unmodifiableMap(replicas), proposers, expiry);
     } catch (IOException | RuntimeException e) {
       if (proposers != null) {
         proposers.shutdownNow();
@@ -335,6 +352,32 @@ public final class ClusterNode implements AutoCloseable {
   }
 
   /**
+   * Removes the expired entries of the shards this node leads now, a full round per table, as Raft
+   * entries (followers apply the removes), and returns how many were removed. Also runs in the
+   * background in bounded passes every {@link StoreOptions#expiryInterval()}; reads never see an
+   * expired entry either way.
+   *
+   * @throws NotLeaderException if this node lost the lead of a shard meanwhile
+   * @throws org.kvstore.OutcomeUnknownException if a removal's outcome is unknown (a leader change)
+   */
+  public long expireNow() {
+    return expiry.runFullRounds();
+  }
+
+  /**
+   * What this node's expiry of shard entries did since start (the store's own {@link
+   * KVStore#expiryStats()} leaves the shard tables alone).
+   */
+  public ExpiryStats expiryStats() {
+    return expiry.stats();
+  }
+
+  /** The node's shard expiry, for tests that act between its scan and its removals. */
+  ShardExpiry shardExpiry() {
+    return expiry;
+  }
+
+  /**
    * Takes a snapshot of this node's replica of shard {@code index} now: every table of the shard
    * persists its state and the (term, index) stamp is replaced; Ratis may then purge the log up to
    * what every replica has. Returns the snapshot's index.
@@ -363,6 +406,11 @@ public final class ClusterNode implements AutoCloseable {
   @Override
   public synchronized void close() {
     KVStoreException error = null;
+    try {
+      expiry.close(); // before the Raft server, so that a removal in flight finishes
+    } catch (ClusterException e) {
+      error = e;
+    }
     proposers.shutdown(); // batches in flight finish (or fail) as the Raft server stops
     try {
       server.close();

@@ -1,10 +1,13 @@
 package org.kvstore.cluster;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -137,14 +140,31 @@ public final class Shard {
       if (out == null || out.isEmpty()) {
         return 0;
       }
-      for (Mutation m : out) {
-        if (keys.stream().noneMatch(k -> java.util.Arrays.equals(k, m.key()))) {
-          throw new InvalidArgumentException("effects", "write a key that was not read");
-        }
-      }
+      checkReadKeys(keys, out);
       return propose(ShardEntry.of(table, out));
     } finally {
       latches.unlock(stripes);
+    }
+  }
+
+  /**
+   * Checks that {@code effects} write only keys among {@code keys}: directly for a few keys, through
+   * a hash set for many (the expiry removes up to {@link ShardExpiry#REMOVE_BATCH} keys at once).
+   */
+  private static void checkReadKeys(List<byte[]> keys, List<Mutation> effects) {
+    Set<ByteBuffer> read = null;
+    if (keys.size() > 8) {
+      read = new HashSet<>(keys.size() * 2);
+      for (byte[] k : keys) {
+        read.add(ByteBuffer.wrap(k));
+      }
+    }
+    for (Mutation m : effects) {
+      boolean found = read != null ? read.contains(ByteBuffer.wrap(m.key()))
+          : keys.stream().anyMatch(k -> java.util.Arrays.equals(k, m.key()));
+      if (!found) {
+        throw new InvalidArgumentException("effects", "write a key that was not read");
+      }
     }
   }
 
@@ -214,6 +234,12 @@ public final class Shard {
   public org.kvstore.Table localTable(String table) {
     checkTable(table);
     return stateMachine.table(table);
+  }
+
+  /** This replica's shard table {@code table} as the state machine applies it (for the expiry's walk). */
+  org.kvstore.ReplicatedTable replicatedTable(String table) {
+    checkTable(table);
+    return stateMachine.replicatedTable(table);
   }
 
   /**

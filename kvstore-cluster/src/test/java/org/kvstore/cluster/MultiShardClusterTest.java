@@ -22,28 +22,6 @@ class MultiShardClusterTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Waits until every shard is led by its preferred replica (Ratis yields to the higher priority). */
-  private static void awaitPreferredLeaders(TestCluster c) throws InterruptedException {
-    long deadline = System.nanoTime() + TestCluster.WAIT.toNanos() * 2;
-    ClusterLayout layout = c.layout();
-    while (true) {
-      Map<Integer, String> wrong = new LinkedHashMap<>();
-      for (int i = 0; i < SHARDS; i++) {
-        String preferred = layout.replicas(i).get(0);
-        if (!c.node(preferred).shard(i).isLeader()) {
-          wrong.put(i, preferred);
-        }
-      }
-      if (wrong.isEmpty()) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("shards not led by their preferred node (shard=node): " + wrong);
-      }
-      Thread.sleep(100);
-    }
-  }
-
   private static ShardStatus awaitFollowersCaughtUp(ClusterNode leader, int shard) throws InterruptedException {
     long deadline = System.nanoTime() + TestCluster.WAIT.toNanos();
     ShardStatus s = leader.status().get(shard);
@@ -65,7 +43,7 @@ class MultiShardClusterTest {
       for (String id : c.ids()) {
         assertThat(c.node(id).shardIndexes()).containsExactly(0, 1, 2, 3, 4, 5);
       }
-      awaitPreferredLeaders(c);
+      c.awaitPreferredLeaders();
       Map<String, Integer> led = new LinkedHashMap<>();
       for (String id : c.ids()) {
         for (int i = 0; i < SHARDS; i++) {

@@ -132,6 +132,28 @@ final class TestCluster implements AutoCloseable {
     throw new AssertionError("no leader of shard " + shard + " within " + WAIT + " among " + nodes.keySet());
   }
 
+  /** Waits until every shard is led by its preferred replica (Ratis yields to the higher priority). */
+  void awaitPreferredLeaders() throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos() * 2;
+    ClusterLayout layout = layout();
+    while (true) {
+      Map<Integer, String> wrong = new LinkedHashMap<>();
+      for (int i = 0; i < shards; i++) {
+        String preferred = layout.replicas(i).get(0);
+        if (!node(preferred).shard(i).isLeader()) {
+          wrong.put(i, preferred);
+        }
+      }
+      if (wrong.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("shards not led by their preferred node (shard=node): " + wrong);
+      }
+      Thread.sleep(100);
+    }
+  }
+
   /**
    * A running node that believes it leads shard {@code shard}, or null when none does right now (an
    * election, or the leader is stopped).

@@ -648,6 +648,25 @@ public final class StoreTable implements Table, ReplicatedTable {
   }
 
   @Override
+  public Cursor scanIncludingExpired(byte[] fromInclusive, byte[] toExclusive) {
+    enter();
+    try {
+      TableCursor c = new TableCursor(this, engine.newCursorIncludingExpired(fromInclusive, toExclusive), 0);
+      cursors.add(c);
+      return c;
+    } catch (IOException e) {
+      throw io("scan including expired entries", e);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public long takeEarliestExpiryApplied() {
+    return takeEarliestExpiryWritten(); // a replicated table's only writes are its applies
+  }
+
+  @Override
   public long persistedLsn() {
     return engine.persistedLsn();
   }

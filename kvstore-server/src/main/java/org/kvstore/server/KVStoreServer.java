@@ -195,6 +195,8 @@ public final class KVStoreServer implements AutoCloseable {
       metrics = new ServerMetrics(store);
       if (clusterNode != null) {
         metrics.addCluster(clusterNode::status);
+        metrics.counter("kv_cluster_expired_keys", "expired entries of the shards this node leads that it removed"
+            + " through Raft (kv_expired_keys counts the store's own tables)", () -> clusterNode.expiryStats().removed());
       }
       metrics.counter("kvstore_client_output_buffer_limit_disconnections",
           "client connections closed for going over an output buffer limit", outputLimits::disconnections);

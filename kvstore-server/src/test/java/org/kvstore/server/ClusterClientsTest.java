@@ -130,6 +130,26 @@ class ClusterClientsTest {
   }
 
   @Test
+  @Order(1)
+  void expiredKey_isRemovedByItsShardsLeader_andCountedInInfoAndMetrics() throws Exception {
+    String node = nodeServing("expiry-key");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node))) {
+      j.psetex("expiry-key", 100, "v");
+      while (!j.info("stats").matches("(?s).*expired_keys:[1-9].*")) {
+        assertThat(System.nanoTime()).as("INFO stats of %s counts the removal: %s", node, j.info("stats"))
+            .isLessThan(deadline);
+        Thread.sleep(50);
+      }
+    }
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    String body = client.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + cluster.node(node).httpPort() + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    assertThat(body).containsPattern("(?m)^kv_cluster_expired_keys_total [1-9]");
+  }
+
+  @Test
   @Order(2)
   void plainConnection_getsMovedToTheSlotsNode() {
     String key = "moved-key";

@@ -296,11 +296,22 @@ public final class ShardStateMachine extends BaseStateMachine {
    * @throws IllegalArgumentException if the shard has no such table
    */
   public org.kvstore.Table table(String name) {
+    return replicatedTable(name).table();
+  }
+
+  /**
+   * The shard's replicated table {@code name} on this replica, for the leader's expiry to find
+   * expired entries ({@link ReplicatedTable#scanIncludingExpired}); never write it: only this state
+   * machine applies entries.
+   *
+   * @throws IllegalArgumentException if the shard has no such table
+   */
+  public ReplicatedTable replicatedTable(String name) {
     ReplicatedTable t = tables.get(name);
     if (t == null) {
       throw new IllegalArgumentException("shard " + shard + " has no table " + name);
     }
-    return t.table();
+    return t;
   }
 
   @Override

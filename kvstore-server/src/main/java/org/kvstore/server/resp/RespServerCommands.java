@@ -290,12 +290,18 @@ final class RespServerCommands {
   }
 
   /**
-   * Redis' expiry fields of {@code INFO stats}, from the store's active expiry: the expired entries
-   * it removed, the share of expired ones among the entries its passes examined (cumulative, where
-   * Redis keeps a moving average of its samples), and the CPU time of its passes.
+   * Redis' expiry fields of {@code INFO stats}, from the store's active expiry (on a cluster node
+   * plus the node's expiry of the shards it leads, {@link org.kvstore.cluster.ClusterNode#expiryStats}):
+   * the expired entries it removed, the share of expired ones among the entries its passes examined
+   * (cumulative, where Redis keeps a moving average of its samples), and the CPU time of its passes.
    */
   private String expirySection() {
     ExpiryStats e = keyspace.store().expiryStats();
+    if (keyspace.cluster() != null) {
+      ExpiryStats shards = keyspace.cluster().node().expiryStats();
+      e = new ExpiryStats(e.examined() + shards.examined(), e.removed() + shards.removed(),
+          e.passes() + shards.passes(), e.busyNanos() + shards.busyNanos());
+    }
     double stalePercent = e.examined() == 0 ? 0 : 100.0 * e.removed() / e.examined();
     return "expired_keys:" + e.removed() + "\r\n"
         + "expired_stale_perc:" + String.format(Locale.ROOT, "%.2f", stalePercent) + "\r\n"
