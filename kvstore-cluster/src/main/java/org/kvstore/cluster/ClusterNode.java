@@ -262,10 +262,11 @@ public final class ClusterNode implements AutoCloseable {
   private static RaftProperties raftProperties(ClusterNodeOptions o, Path raftDir) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
-    String address = o.layout().nodes().get(o.nodeId());
+    String address = o.raftListen();
     int colon = address.lastIndexOf(':');
     if (colon < 0) {
-      throw new IllegalArgumentException("peer address " + address + " of node " + o.nodeId() + " is not host:port");
+      throw new IllegalArgumentException("Raft listen address " + address + " of node " + o.nodeId()
+          + " is not host:port");
     }
     GrpcConfigKeys.Server.setHost(p, address.substring(0, colon));
     GrpcConfigKeys.Server.setPort(p, Integer.parseInt(address.substring(colon + 1)));

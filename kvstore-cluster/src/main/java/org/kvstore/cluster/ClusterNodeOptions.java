@@ -19,6 +19,9 @@ import org.kvstore.StoreOptions;
  *     purges its log up to it) once this many log entries were applied since its last one
  * @param logSegmentBytes the size at which a Raft log segment is closed and a new one started; the
  *     log is purged a closed segment at a time
+ * @param raftListenAddress {@code host:port} the node's Raft server listens on, or {@code null} for its
+ *     address in the layout; set when the layout's address (which the other nodes connect to) is a
+ *     proxy or a NAT in front of the node
  * @param storeOptions the options of the node's KVStore
  *
  * <p>Thread safety: immutable.
@@ -32,6 +35,7 @@ public record ClusterNodeOptions(
     Duration requestTimeout,
     long snapshotEntries,
     long logSegmentBytes,
+    String raftListenAddress,
     StoreOptions storeOptions) {
 
   public ClusterNodeOptions {
@@ -74,26 +78,36 @@ public record ClusterNodeOptions(
   public static ClusterNodeOptions of(String nodeId, Path dataDirectory, ClusterLayout layout) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, Duration.ofSeconds(1),
         Duration.ofSeconds(2), Duration.ofSeconds(10), DEFAULT_SNAPSHOT_ENTRIES, DEFAULT_LOG_SEGMENT_BYTES,
-        StoreOptions.defaults());
+        null, StoreOptions.defaults());
   }
 
   public ClusterNodeOptions withTimeouts(Duration min, Duration max, Duration request) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, min, max, request, snapshotEntries, logSegmentBytes,
-        storeOptions);
+        raftListenAddress, storeOptions);
   }
 
   public ClusterNodeOptions withSnapshotEntries(long entries) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, entries, logSegmentBytes, storeOptions);
+        requestTimeout, entries, logSegmentBytes, raftListenAddress, storeOptions);
   }
 
   public ClusterNodeOptions withLogSegmentBytes(long bytes) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, bytes, storeOptions);
+        requestTimeout, snapshotEntries, bytes, raftListenAddress, storeOptions);
+  }
+
+  public ClusterNodeOptions withRaftListenAddress(String hostPort) {
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
+        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, storeOptions);
+  }
+
+  /** The {@code host:port} the node's Raft server listens on. */
+  public String raftListen() {
+    return raftListenAddress != null ? raftListenAddress : layout.nodes().get(nodeId);
   }
 
   public ClusterNodeOptions withStoreOptions(StoreOptions options) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin,
-        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, options);
+        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, options);
   }
 }

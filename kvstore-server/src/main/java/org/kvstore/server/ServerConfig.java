@@ -174,6 +174,12 @@ public final class ServerConfig {
       "cluster-nodes", "LIST", null, "none",
       "the cluster's nodes as id=host:port@raftport,... (port: the node's Redis port), the same on every node",
       s -> s.isEmpty() ? null : org.kvstore.server.cluster.ClusterMembers.parse(s), Object::toString, Setting.any());
+  /** Where this node's Raft server listens, when the others reach it at another address. */
+  public static final Setting<String> CLUSTER_RAFT_LISTEN = Setting.of("cluster-raft-listen", "HOST:PORT", null,
+      "none", "the address this node's Raft server listens on when it differs from its host:raftport in"
+          + " cluster-nodes (a proxy or NAT in between); none = that address",
+      s -> s.isEmpty() ? null : s, s -> s, s -> s == null || s.matches("[^:\\s]+:[0-9]{1,5}") ? null
+          : "must be host:port");
   /** How many shards the hash slots are split over; fixed when the cluster is created. */
   public static final Setting<Integer> CLUSTER_SHARDS = Setting.of("cluster-shards", "N", 0, "one per node",
       "how many shards (Raft groups of three replicas) the 16384 hash slots are split over, fixed at the"
@@ -213,7 +219,7 @@ public final class ServerConfig {
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
-      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES,
+      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_RAFT_LISTEN, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES,
       CLUSTER_STALE_REPLICA_READS);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
@@ -253,6 +259,11 @@ public final class ServerConfig {
 
   public boolean clusterStaleReplicaReads() {
     return get(CLUSTER_STALE_REPLICA_READS);
+  }
+
+  /** The Raft listen address, or {@code null} for the node's address in cluster-nodes. */
+  public String clusterRaftListen() {
+    return get(CLUSTER_RAFT_LISTEN);
   }
 
   public long clusterSnapshotEntries() {

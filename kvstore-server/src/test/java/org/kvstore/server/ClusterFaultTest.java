@@ -34,7 +34,9 @@ import org.kvstore.testkit.history.RegisterWorkload;
  * eight clients run the register workload (GET, SET, SET NX/XX, DEL, INCR, APPEND of unique
  * tokens), half of them reading from replicas after {@code READONLY}, while the test kills the node
  * serving some slots with SIGKILL and restarts it, pauses a serving node with SIGSTOP past the
- * election timeout, and kills all three nodes at once and restarts them. Pass: the whole history,
+ * election timeout, cuts a serving node's Raft links to the other two for 3 s (a partition through
+ * {@link RaftLinkProxy}; its clients still reach it) and heals them, and kills all three nodes at
+ * once and restarts them. Pass: the whole history,
  * ending with a read of every key, is linearizable (so no acknowledged write was lost), and each
  * fault's unavailability is reported and bounded.
  *
@@ -53,17 +55,19 @@ class ClusterFaultTest {
   private record Fault(String what, long start, long end, int probedShardSlot) {}
 
   @Test
-  void leaderKilledPausedAndAllKilled_historyIsLinearizable() throws Exception {
+  void leaderKilledPausedPartitionedAndAllKilled_historyIsLinearizable() throws Exception {
     long seed = Seeds.seed("ClusterFaultTest");
     boolean longRun = TestScale.current() == TestScale.CRASH;
     int rounds = longRun ? 4 : 1;
     Duration phase = Duration.ofSeconds(longRun ? 12 : 5);
-    Duration total = phase.multipliedBy(3L * rounds + 2).plus(Duration.ofSeconds(25L * rounds + 20));
+    Duration total = phase.multipliedBy(4L * rounds + 2).plus(Duration.ofSeconds(28L * rounds + 20));
     Random rnd = new Random(seed);
     List<Fault> faults = new ArrayList<>();
     List<Operation> history;
+    long partitionRefusals;
+    long unidentifiedLinks;
     ExecutorService runner = Executors.newSingleThreadExecutor();
-    try (ClusterProcesses c = new ClusterProcesses(dir)) {
+    try (ClusterProcesses c = new ClusterProcesses(dir, true)) {
       c.startAll();
       List<Integer> ports = List.copyOf(c.ports.values());
       AtomicInteger clients = new AtomicInteger();
@@ -90,6 +94,20 @@ class ClusterFaultTest {
         faults.add(new Fault("SIGSTOP of " + paused + " for 3 s", start, System.nanoTime(), slot(probe)));
 
         Thread.sleep(phase.toMillis());
+        probe = "probe:" + rnd.nextInt(1000);
+        String isolated = c.nodeServing(probe);
+        start = System.nanoTime();
+        c.proxy().isolate(isolated); // its clients still reach it; its Raft links are cut both ways
+        Thread.sleep(3000);
+        List<String> majority = c.ids().stream().filter(id -> !id.equals(isolated)).toList();
+        String servingInMajority = c.nodeServing(probe, majority);
+        c.proxy().heal();
+        assertThat(servingInMajority).as("seed %d: the majority side elected a leader of its own", seed)
+            .isNotEqualTo(isolated);
+        faults.add(new Fault("partition: " + isolated + " cut off from the other two for 3 s", start,
+            System.nanoTime(), slot(probe)));
+
+        Thread.sleep(phase.toMillis());
         start = System.nanoTime();
         for (String id : c.ids()) {
           c.kill9(id);
@@ -102,6 +120,10 @@ class ClusterFaultTest {
       c.awaitClusterOk();
       history = new ArrayList<>(running.get(total.toSeconds() + 120, TimeUnit.SECONDS));
       history.addAll(finalReads(history, ports));
+      partitionRefusals = c.proxy().refused();
+      unidentifiedLinks = c.proxy().unidentified();
+      System.out.println("ClusterFaultTest: the proxy refused " + partitionRefusals + " Raft connections during"
+          + " partitions; " + unidentifiedLinks + " connections of an unknown node");
     } finally {
       runner.shutdownNow();
     }
@@ -119,6 +141,8 @@ class ClusterFaultTest {
       assertThat(unavailable).as("seed %d: %s", seed, f.what()).isLessThan(30_000);
     }
     LinearizabilityAssertions.assertLinearizable(history, "ClusterFaultTest.seed" + seed);
+    assertThat(partitionRefusals).as("the partition refused Raft connections").isPositive();
+    assertThat(unidentifiedLinks).as("Raft connections whose node the proxy could not tell").isZero();
   }
 
   /**

@@ -25,17 +25,43 @@ final class ClusterProcesses implements AutoCloseable {
   private final Path root;
   private final String members;
   private final List<String> extraArgs;
+  /** Each node's own Raft port when its links go through {@link #proxy}. */
+  private final Map<String, Integer> raftListen = new LinkedHashMap<>();
+  private final RaftLinkProxy proxy;
 
   ClusterProcesses(Path root, String... extraArgs) throws IOException {
+    this(root, false, extraArgs);
+  }
+
+  /**
+   * @param proxied whether the nodes' Raft links go through a {@link RaftLinkProxy} ({@link #proxy()}),
+   *     which can cut them
+   */
+  ClusterProcesses(Path root, boolean proxied, String... extraArgs) throws IOException {
     this.root = root;
     this.extraArgs = List.of(extraArgs);
-    List<String> entries = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      int port = freePort();
-      ports.put("n" + i, port);
-      entries.add("n" + i + "=127.0.0.1:" + port + "@" + freePort());
+      ports.put("n" + i, freePort());
+      raftListen.put("n" + i, freePort());
+    }
+    proxy = proxied ? new RaftLinkProxy(raftListen, id -> {
+      ServerProcess p = node(id);
+      return p != null && p.isAlive() ? p.pid() : null;
+    }) : null;
+    List<String> entries = new ArrayList<>();
+    for (String id : ports.keySet()) {
+      int raftPort = proxied ? proxy.port(id) : raftListen.get(id);
+      entries.add(id + "=127.0.0.1:" + ports.get(id) + "@" + raftPort);
     }
     members = String.join(",", entries);
+  }
+
+  /** The proxy on the Raft links ({@code proxied} nodes only). */
+  RaftLinkProxy proxy() {
+    if (proxy == null) {
+      throw new IllegalStateException("the nodes were started without a proxy on their Raft links");
+    }
+    return proxy;
   }
 
   static int freePort() throws IOException {
@@ -69,6 +95,9 @@ final class ClusterProcesses implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("--data-dir", root.resolve(id).toString(), "--http-port", "0",
         "--thrift-port", "-1", "--cluster-node-id", id, "--cluster-nodes", members,
         "--cluster-election-timeout", "500"));
+    if (proxy != null) {
+      args.addAll(List.of("--cluster-raft-listen", "127.0.0.1:" + raftListen.get(id)));
+    }
     args.addAll(extraArgs);
     nodes.put(id, ServerProcess.launch(args.toArray(String[]::new)));
   }
@@ -129,8 +158,13 @@ final class ClusterProcesses implements AutoCloseable {
 
   /** The node that serves {@code key}'s slot, as the first running node that answers says. */
   String nodeServing(String key) {
+    return nodeServing(key, ids());
+  }
+
+  /** The node that serves {@code key}'s slot, as the first of {@code askIds} that answers says. */
+  String nodeServing(String key, List<String> askIds) {
     int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
-    for (String id : ids()) {
+    for (String id : askIds) {
       ServerProcess p = node(id);
       if (p == null || !p.isAlive()) {
         continue;
@@ -152,6 +186,9 @@ final class ClusterProcesses implements AutoCloseable {
 
   @Override
   public void close() {
+    if (proxy != null) {
+      proxy.close();
+    }
     synchronized (nodes) {
       for (ServerProcess p : nodes.values()) {
         try {
