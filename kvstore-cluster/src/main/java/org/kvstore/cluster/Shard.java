@@ -62,6 +62,8 @@ public final class Shard {
   private final long timeoutMillis;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
+  /** Linearizable reads (barriers and single reads) sent through Raft: {@link ShardStatus#readBarriers}. */
+  private final AtomicLong readBarriers = new AtomicLong();
   private final KeyLatches latches = new KeyLatches();
   private final ShardStateMachine stateMachine;
   private static final long RETRY_MILLIS = 50;
@@ -288,7 +290,8 @@ public final class Shard {
     }
     RaftPeerId leader = info.getLeaderId();
     return new ShardStatus(spec.name(), info.getCurrentRole().name().toLowerCase(Locale.ROOT),
-        info.getCurrentTerm(), leader == null ? null : leader.toString(), commit, info.getLastAppliedIndex(), lag);
+        info.getCurrentTerm(), leader == null ? null : leader.toString(), commit, info.getLastAppliedIndex(), lag,
+        readBarriers.get());
   }
 
   /** This replica's last applied Raft index. */
@@ -332,6 +335,9 @@ public final class Shard {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     Message message = Message.valueOf(ByteString.copyFrom(payload));
     boolean read = !type.is(RaftClientRequestProto.TypeCase.WRITE);
+    if (read) {
+      readBarriers.incrementAndGet();
+    }
     while (true) {
       RaftClientReply reply;
       try {

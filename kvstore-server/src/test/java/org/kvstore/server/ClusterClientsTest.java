@@ -149,6 +149,62 @@ class ClusterClientsTest {
     assertThat(body).containsPattern("(?m)^kv_cluster_expired_keys_total [1-9]");
   }
 
+  /** The node's linearizable reads through Raft so far, over its shards ({@code /metrics}). */
+  private static long readBarriers(String node) throws Exception {
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    String body = client.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + cluster.node(node).httpPort() + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("(?m)^kv_cluster_read_barriers_total\\{shard=\"s[0-9]+\"\\} ([0-9.E]+)$").matcher(body);
+    double sum = 0;
+    int shards = 0;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+      shards++;
+    }
+    assertThat(shards).as("kv_cluster_read_barriers_total per shard in %s", body).isEqualTo(3);
+    return (long) sum;
+  }
+
+  @Test
+  @Order(2)
+  void pipelinedGets_readTogetherWithOneBarrierPerRun_andMovedWhereAnotherNodeLeads() throws Exception {
+    int n = 90;
+    try (JedisCluster jc = new JedisCluster(seeds())) {
+      for (int i = 0; i < n; i++) {
+        jc.set("pg:" + i, "v" + i);
+      }
+    }
+    String node = nodeServing("pg:0");
+    long before = readBarriers(node);
+    List<Object> replies;
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node))) {
+      redis.clients.jedis.Pipeline p = j.pipelined();
+      for (int i = 0; i < n; i++) {
+        p.get("pg:" + i);
+      }
+      replies = p.syncAndReturnAll();
+    }
+    long barriers = readBarriers(node) - before;
+    int local = 0;
+    for (int i = 0; i < n; i++) {
+      String key = "pg:" + i;
+      String serving = nodeServing(key);
+      if (serving.equals(node)) {
+        assertThat(replies.get(i)).as(key).isEqualTo("v" + i);
+        local++;
+      } else {
+        assertThat(replies.get(i)).as(key).isInstanceOf(JedisDataException.class);
+        assertThat(((JedisDataException) replies.get(i)).getMessage())
+            .isEqualTo("MOVED " + HashSlot.of(key.getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:" + PORTS.get(serving));
+      }
+    }
+    assertThat(local).isGreaterThan(10);
+    // One GET at a time would take one barrier each; a run of them takes one per shard.
+    assertThat(barriers).as("read barriers for %d pipelined GETs this node served", local).isLessThan(local / 2);
+  }
+
   @Test
   @Order(2)
   void plainConnection_getsMovedToTheSlotsNode() {

@@ -1,6 +1,7 @@
 package org.kvstore.server.metrics;
 
 import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -15,7 +16,8 @@ import org.kvstore.cluster.ShardStatus;
  * A cluster node's shard replicas, read from their Raft state at scrape time: per shard whether
  * this node leads it ({@code kv_cluster_shard_leader}), its term, commit and applied index, and on
  * the leader each follower's lag in entries ({@code kv_cluster_follower_lag_entries}, labels
- * {@code shard} and {@code follower}).
+ * {@code shard} and {@code follower}), and the linearizable reads it sent through Raft
+ * ({@code kv_cluster_read_barriers_total}: one per GET, or one per shard for a pipelined run of GETs).
  *
  * <p>Thread safety: thread-safe; a closed node reports nothing.
  */
@@ -50,7 +52,19 @@ final class ClusterCollector implements MultiCollector {
             s -> s.commitIndex()),
         perShard(shards, "kv_cluster_shard_applied_index", "The highest log index the replica applied",
             s -> s.appliedIndex()),
-        lag.build());
+        lag.build(),
+        readBarriers(shards));
+  }
+
+  private static CounterSnapshot readBarriers(List<ShardStatus> shards) {
+    CounterSnapshot.Builder b = CounterSnapshot.builder().name("kv_cluster_read_barriers")
+        .help("Linearizable reads this replica sent through Raft: one per GET, or one per shard for a"
+            + " pipelined run of GETs");
+    for (ShardStatus s : shards) {
+      b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+          .labels(Labels.of("shard", s.shard())).value(s.readBarriers()).build());
+    }
+    return b.build();
   }
 
   private static GaugeSnapshot perShard(List<ShardStatus> shards, String name, String help,
@@ -66,6 +80,6 @@ final class ClusterCollector implements MultiCollector {
   @Override
   public List<String> getPrometheusNames() {
     return List.of("kv_cluster_shard_leader", "kv_cluster_shard_term", "kv_cluster_shard_commit_index",
-        "kv_cluster_shard_applied_index", "kv_cluster_follower_lag_entries");
+        "kv_cluster_shard_applied_index", "kv_cluster_follower_lag_entries", "kv_cluster_read_barriers");
   }
 }

@@ -196,6 +196,50 @@ public final class RespCommandExecutor {
         && !spec.has(RespCommandSpec.SLOW) && !spec.has(RespCommandSpec.CONNECTION) && !isLargeMget(request);
   }
 
+  /**
+   * Whether {@code request} is a plain {@code GET key} that a cluster node may read together with
+   * the plain GETs after it ({@link #executeClusterGets}): one read barrier per shard for the run
+   * rather than one per GET. Not for a {@code READONLY} connection, whose GETs may read a replica
+   * each its own way, nor inside {@code MULTI}.
+   */
+  boolean clusterBatchableGet(RespSession session, RespRequest request) {
+    return keyspace.cluster() != null && session.authenticated() && session.transaction() == null
+        && !session.clusterReadOnly() && isPlainGet(request);
+  }
+
+  /**
+   * A pipelined run of plain GETs on a cluster node, in order: each GET's slot is checked as
+   * {@link #execute} does ({@code MOVED}, {@code CLUSTERDOWN}), then the GETs that may run here
+   * are read with one multi-get, which takes one read barrier per shard
+   * ({@link org.kvstore.cluster.ShardedTable#multiGetReadOnly}); linearizable as a whole, so each
+   * GET is. Never throws.
+   */
+  List<RespMessage> executeClusterGets(RespSession session, List<RespRequest> gets) {
+    RespMessage[] out = new RespMessage[gets.size()];
+    List<RespRequest> routed = new ArrayList<>(gets.size());
+    List<Integer> positions = new ArrayList<>(gets.size());
+    for (int i = 0; i < gets.size(); i++) {
+      RespRequest r = gets.get(i);
+      String refused = route(session, get, r);
+      if (refused != null) {
+        clients.commandProcessed(1);
+        session.touched("get");
+        out[i] = rejected(stats.slot(get, r), refused);
+      } else {
+        routed.add(r);
+        positions.add(i);
+      }
+    }
+    if (!routed.isEmpty()) {
+      List<RespMessage> read = new ArrayList<>(routed.size());
+      multiGet(session, routed, read);
+      for (int j = 0; j < read.size(); j++) {
+        out[positions.get(j)] = read.get(j);
+      }
+    }
+    return java.util.Arrays.asList(out);
+  }
+
   /** An MGET of so many keys that it runs on a worker and builds its reply encoded. */
   private boolean isLargeMget(RespRequest request) {
     return request.spec() == mget && request.size() - 1 > RespStringCommands.LARGE_MGET;

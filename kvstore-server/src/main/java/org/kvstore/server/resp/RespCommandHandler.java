@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  *                          │  a ReadOffload helper when one is free, else
  *                          │  this loop; 16 at a time (GETs as a multi-get)
  *                          ├─ quick request: RespCommandExecutor on the event loop
+ *                          ├─ cluster node, run of plain GETs: one worker task, one
+ *                          │  read barrier per shard for the run
  *                          └─ may block: one task on the worker pool;
  *                             its reply comes back to the event loop,
  *                             then draining continues
@@ -217,9 +219,51 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         reply(ctx, execute(request));
         continue;
       }
+      if (executor.clusterBatchableGet(session, request) && pending.peek() instanceof RespRequest more
+          && executor.clusterBatchableGet(session, more)) {
+        submitClusterGets(ctx, takeClusterGets(request));
+        break;
+      }
       submit(ctx, request);
     }
     updateAutoRead(ctx);
+  }
+
+  /** {@code first} and the plain GETs right after it, up to {@link #MAX_BATCH}, taken from the queue. */
+  private List<RespRequest> takeClusterGets(RespRequest first) {
+    List<RespRequest> run = new ArrayList<>();
+    run.add(first);
+    while (run.size() < MAX_BATCH
+        && pending.peek() instanceof RespRequest more && executor.clusterBatchableGet(session, more)) {
+      pending.poll();
+      pendingBytes -= bytesOf(more);
+      run.add(more);
+    }
+    return run;
+  }
+
+  /**
+   * A cluster node's pipelined run of GETs as one worker task: one read barrier per shard for the
+   * run ({@link RespCommandExecutor#executeClusterGets}).
+   */
+  private void submitClusterGets(ChannelHandlerContext ctx, List<RespRequest> run) {
+    busy = true;
+    writeOut(ctx);
+    try {
+      workers.execute(() -> {
+        List<RespMessage> replies;
+        try {
+          replies = executor.executeClusterGets(session, run);
+        } catch (RuntimeException e) {
+          RespMessage failure = executor.failed(session, e);
+          replies = Collections.nCopies(run.size(), failure);
+        }
+        List<RespMessage> done = replies;
+        ctx.executor().execute(() -> completed(ctx, done));
+      });
+    } catch (RejectedExecutionException e) {
+      rejected(ctx);
+    }
   }
 
   /**
