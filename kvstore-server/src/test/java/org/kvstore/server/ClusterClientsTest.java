@@ -205,6 +205,58 @@ class ClusterClientsTest {
     assertThat(barriers).as("read barriers for %d pipelined GETs this node served", local).isLessThan(local / 2);
   }
 
+  /** The commit index of shard {@code shard} on {@code node} ({@code /metrics}). */
+  private static long commitIndex(String node, String shard) throws Exception {
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    String body = client.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + cluster.node(node).httpPort() + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        "(?m)^kv_cluster_shard_commit_index\\{shard=\"" + shard + "\"\\} ([0-9.E]+)$").matcher(body);
+    assertThat(m.find()).as("commit index of %s in %s", shard, body).isTrue();
+    return (long) Double.parseDouble(m.group(1));
+  }
+
+  @Test
+  @Order(2)
+  void pipelinedSets_writeOneRaftEntryPerShardAndRun_andMovedWhereAnotherNodeLeads() throws Exception {
+    int n = 90;
+    String node = nodeServing("ps:0");
+    int slot0 = HashSlot.of("ps:0".getBytes(StandardCharsets.UTF_8));
+    String shard = slot0 <= 5460 ? "s0" : slot0 <= 10922 ? "s1" : "s2";
+    long before = commitIndex(node, shard);
+    List<Object> replies;
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node))) {
+      redis.clients.jedis.Pipeline p = j.pipelined();
+      for (int i = 0; i < n; i++) {
+        p.set("ps:" + i, "w" + i);
+      }
+      p.set("ps:0", "last"); // two SETs of a key in one run: the later wins
+      replies = p.syncAndReturnAll();
+    }
+    long entries = commitIndex(node, shard) - before;
+    int local = 0;
+    try (JedisCluster jc = new JedisCluster(seeds())) {
+      for (int i = 0; i < n; i++) {
+        String key = "ps:" + i;
+        String serving = nodeServing(key);
+        if (serving.equals(node)) {
+          assertThat(replies.get(i)).as(key).isEqualTo("OK");
+          assertThat(jc.get(key)).as(key).isEqualTo(i == 0 ? "last" : "w" + i);
+          local++;
+        } else {
+          assertThat(replies.get(i)).as(key).isInstanceOf(JedisDataException.class);
+          assertThat(((JedisDataException) replies.get(i)).getMessage()).startsWith("MOVED ");
+          assertThat(jc.get(key)).as("%s was refused, not written", key).isNull();
+        }
+      }
+    }
+    assertThat(replies.get(n)).isEqualTo("OK");
+    assertThat(local).isGreaterThan(10);
+    // One SET at a time would be one Raft entry each; a run of them is one entry per shard.
+    assertThat(entries).as("Raft entries of shard %s for %d pipelined SETs", shard, local + 1).isLessThan(local / 2);
+  }
+
   @Test
   @Order(2)
   void plainConnection_getsMovedToTheSlotsNode() {

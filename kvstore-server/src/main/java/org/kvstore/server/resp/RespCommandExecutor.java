@@ -5,9 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
 import org.kvstore.Table;
+import org.kvstore.WriteBatch;
 import org.kvstore.server.command.BitmapCommands;
 import org.kvstore.server.command.CommandException;
 import org.kvstore.server.command.ExpiryCommands;
@@ -235,6 +237,71 @@ public final class RespCommandExecutor {
       multiGet(session, routed, read);
       for (int j = 0; j < read.size(); j++) {
         out[positions.get(j)] = read.get(j);
+      }
+    }
+    return java.util.Arrays.asList(out);
+  }
+
+  /**
+   * Whether {@code request} is a plain {@code SET key value} that a cluster node may write together
+   * with the plain SETs after it ({@link #executeClusterSets}). Not inside {@code MULTI}.
+   */
+  boolean clusterBatchableSet(RespSession session, RespRequest request) {
+    return keyspace.cluster() != null && session.authenticated() && session.transaction() == null
+        && isPlainSet(request);
+  }
+
+  /**
+   * A pipelined run of plain SETs on a cluster node, in order: each SET's slot is checked as
+   * {@link #execute} does ({@code MOVED}, {@code CLUSTERDOWN} in its place), then the SETs of each
+   * shard are written as one batch, one Raft entry (in request order, so of two SETs of a key the
+   * later wins). A batch that fails on a bad argument is written again SET by SET, so only the SET
+   * at fault gets the error; any other failure (an unknown outcome, no leader) is the reply of every
+   * SET of that batch. Never throws.
+   */
+  List<RespMessage> executeClusterSets(RespSession session, List<RespRequest> sets) {
+    RespMessage[] out = new RespMessage[sets.size()];
+    Map<Object, List<Integer>> byShard = new java.util.LinkedHashMap<>();
+    org.kvstore.cluster.ShardedTable cluster = keyspace.cluster().table();
+    for (int i = 0; i < sets.size(); i++) {
+      RespRequest r = sets.get(i);
+      clients.commandProcessed(1);
+      session.touched("set");
+      String refused = route(session, set, r);
+      if (refused != null) {
+        out[i] = rejected(stats.slot(set, r), refused);
+        continue;
+      }
+      Object shard;
+      try {
+        shard = cluster.leaderOf(org.kvstore.cluster.slots.HashSlot.of(r.arg(1)));
+      } catch (KVStoreException e) {
+        out[i] = invoke(session, set, r); // the lead moved meanwhile: the SET alone answers why
+        continue;
+      }
+      byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(i);
+    }
+    for (List<Integer> group : byShard.values()) {
+      WriteBatch batch = new WriteBatch();
+      for (int i : group) {
+        batch.put(sets.get(i).arg(1), sets.get(i).arg(2));
+      }
+      long start = System.nanoTime();
+      try {
+        session.table(keyspace).write(batch);
+        stats.called(set.id(), group.size(), System.nanoTime() - start);
+        for (int i : group) {
+          out[i] = RespMessage.OK;
+        }
+      } catch (InvalidArgumentException e) {
+        for (int i : group) {
+          out[i] = invoke(session, set, sets.get(i));
+        }
+      } catch (KVStoreException e) {
+        for (int i : group) {
+          stats.failed(set.id());
+          out[i] = stats.errorReply(RespErrors.reply("set", e, session));
+        }
       }
     }
     return java.util.Arrays.asList(out);

@@ -13,6 +13,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
 import org.kvstore.PutOptions;
 import org.kvstore.Table;
 import org.kvstore.server.command.WriteCoalescer;
@@ -30,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *                          │  a ReadOffload helper when one is free, else
  *                          │  this loop; 16 at a time (GETs as a multi-get)
  *                          ├─ quick request: RespCommandExecutor on the event loop
- *                          ├─ cluster node, run of plain GETs: one worker task, one
- *                          │  read barrier per shard for the run
+ *                          ├─ cluster node, run of plain GETs (SETs): one worker
+ *                          │  task, one read barrier (Raft entry) per shard
  *                          └─ may block: one task on the worker pool;
  *                             its reply comes back to the event loop,
  *                             then draining continues
@@ -221,7 +223,12 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
       }
       if (executor.clusterBatchableGet(session, request) && pending.peek() instanceof RespRequest more
           && executor.clusterBatchableGet(session, more)) {
-        submitClusterGets(ctx, takeClusterGets(request));
+        submitClusterRun(ctx, takeClusterRun(request, executor::clusterBatchableGet), executor::executeClusterGets);
+        break;
+      }
+      if (executor.clusterBatchableSet(session, request) && pending.peek() instanceof RespRequest more
+          && executor.clusterBatchableSet(session, more)) {
+        submitClusterRun(ctx, takeClusterRun(request, executor::clusterBatchableSet), executor::executeClusterSets);
         break;
       }
       submit(ctx, request);
@@ -229,12 +236,14 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     updateAutoRead(ctx);
   }
 
-  /** {@code first} and the plain GETs right after it, up to {@link #MAX_BATCH}, taken from the queue. */
-  private List<RespRequest> takeClusterGets(RespRequest first) {
+  /**
+   * {@code first} and the requests right after it that {@code same} accepts, up to
+   * {@link #MAX_BATCH}, taken from the queue.
+   */
+  private List<RespRequest> takeClusterRun(RespRequest first, BiPredicate<RespSession, RespRequest> same) {
     List<RespRequest> run = new ArrayList<>();
     run.add(first);
-    while (run.size() < MAX_BATCH
-        && pending.peek() instanceof RespRequest more && executor.clusterBatchableGet(session, more)) {
+    while (run.size() < MAX_BATCH && pending.peek() instanceof RespRequest more && same.test(session, more)) {
       pending.poll();
       pendingBytes -= bytesOf(more);
       run.add(more);
@@ -243,17 +252,19 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A cluster node's pipelined run of GETs as one worker task: one read barrier per shard for the
-   * run ({@link RespCommandExecutor#executeClusterGets}).
+   * A cluster node's pipelined run of GETs or SETs as one worker task: one read barrier, or one
+   * Raft entry, per shard for the run ({@link RespCommandExecutor#executeClusterGets},
+   * {@link RespCommandExecutor#executeClusterSets}).
    */
-  private void submitClusterGets(ChannelHandlerContext ctx, List<RespRequest> run) {
+  private void submitClusterRun(ChannelHandlerContext ctx, List<RespRequest> run,
+      BiFunction<RespSession, List<RespRequest>, List<RespMessage>> execute) {
     busy = true;
     writeOut(ctx);
     try {
       workers.execute(() -> {
         List<RespMessage> replies;
         try {
-          replies = executor.executeClusterGets(session, run);
+          replies = execute.apply(session, run);
         } catch (RuntimeException e) {
           RespMessage failure = executor.failed(session, e);
           replies = Collections.nCopies(run.size(), failure);
