@@ -35,13 +35,7 @@ class ReplicatedTableInstallTest {
   }
 
   private static ReplicatedTable create(KVStore store, String name) {
-    if (!store.listDBs().contains("db")) {
-      store.createDB("db");
-    }
-    Properties p = new Properties();
-    p.setProperty("replicated", "true");
-    store.createTable("db", name, SnapshotTestEngine.NAME, p);
-    return store.replicatedTable("db", name);
+    return ReplicatedTableTest.create(store, name);
   }
 
   /** Applies log entries {@code from..to} of a seeded log to {@code t} and to {@code model}. */

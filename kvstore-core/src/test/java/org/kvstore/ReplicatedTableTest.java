@@ -27,7 +27,8 @@ class ReplicatedTableTest {
     return KVStore.open(dir, StoreOptions.builder().checkpointInterval(Duration.ZERO).build());
   }
 
-  private static ReplicatedTable create(KVStore store, String name) {
+  /** A replicated table {@code db.name} of the test engine (the database created when missing). */
+  static ReplicatedTable create(KVStore store, String name) {
     if (!store.listDBs().contains("db")) {
       store.createDB("db");
     }

@@ -259,6 +259,33 @@ class ClusterClientsTest {
 
   @Test
   @Order(2)
+  void pipelinedLargeSets_areCutIntoRunsOfAtMostOneMebibyte() throws Exception {
+    // A run of SETs of a shard is one Raft entry, so the run is cut at 1 MiB of requests: 12 SETs
+    // of 512 KiB to one slot go as one entry each (not as one 6 MiB entry).
+    byte[] value = new byte[512 * 1024];
+    java.util.Arrays.fill(value, (byte) 'x');
+    String node = nodeServing("{pl}:0");
+    int slot = HashSlot.of("{pl}:0".getBytes(StandardCharsets.UTF_8));
+    String shard = slot <= 5460 ? "s0" : slot <= 10922 ? "s1" : "s2";
+    long before = commitIndex(node, shard);
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node), 60_000)) {
+      redis.clients.jedis.Pipeline p = j.pipelined();
+      for (int i = 0; i < 12; i++) {
+        value[0] = (byte) ('a' + i);
+        p.set(("{pl}:" + i).getBytes(StandardCharsets.UTF_8), value.clone());
+      }
+      assertThat(p.syncAndReturnAll()).as("every SET acknowledged").containsOnly("OK");
+      assertThat(commitIndex(node, shard) - before).as("Raft entries for 12 SETs of 512 KiB").isGreaterThanOrEqualTo(12);
+      assertThat(j.strlen("{pl}:11")).isEqualTo(value.length);
+      assertThat(j.getrange("{pl}:11", 0, 0)).isEqualTo("l");
+      for (int i = 0; i < 12; i++) {
+        j.del("{pl}:" + i);
+      }
+    }
+  }
+
+  @Test
+  @Order(2)
   void plainConnection_getsMovedToTheSlotsNode() {
     String key = "moved-key";
     String serving = nodeServing(key);

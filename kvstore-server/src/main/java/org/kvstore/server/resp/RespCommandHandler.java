@@ -90,6 +90,12 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   /** Replies encoded but not yet written: one buffer for a run of replies, not one write each. */
   private ByteBuf out;
   static final int OUT_CHUNK = 64 * 1024;
+  /**
+   * A cluster node's run of SETs (or GETs) holds at most this many request bytes: a run's SETs of
+   * one shard become one Raft entry, which must stay far below gRPC's message limit; the shard's
+   * group commit batches about this much too.
+   */
+  static final long MAX_CLUSTER_RUN_BYTES = 1 << 20;
 
   public RespCommandHandler(
       RespSession session, RespCommandExecutor executor, Executor workers,
@@ -238,14 +244,18 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * {@code first} and the requests right after it that {@code same} accepts, up to
-   * {@link #MAX_BATCH}, taken from the queue.
+   * {@link #MAX_BATCH} and {@link #MAX_CLUSTER_RUN_BYTES}, taken from the queue.
    */
   private List<RespRequest> takeClusterRun(RespRequest first, BiPredicate<RespSession, RespRequest> same) {
     List<RespRequest> run = new ArrayList<>();
     run.add(first);
-    while (run.size() < MAX_BATCH && pending.peek() instanceof RespRequest more && same.test(session, more)) {
+    long bytes = bytesOf(first);
+    while (run.size() < MAX_BATCH && pending.peek() instanceof RespRequest more && same.test(session, more)
+        && bytes + bytesOf(more) <= MAX_CLUSTER_RUN_BYTES) {
       pending.poll();
-      pendingBytes -= bytesOf(more);
+      long b = bytesOf(more);
+      pendingBytes -= b;
+      bytes += b;
       run.add(more);
     }
     return run;
