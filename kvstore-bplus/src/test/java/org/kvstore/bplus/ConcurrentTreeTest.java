@@ -28,10 +28,23 @@ import org.kvstore.testkit.Seeds;
 class ConcurrentTreeTest {
   @TempDir Path dir;
 
+  /**
+   * Forty rounds (a fraction of a second each): a checkpoint that held some gate stripes while
+   * waiting for another deadlocked with a writer waiting for a page latch held by a reader that waited
+   * for a dirty frame's eviction; it hung within the first rounds (seed -7046047870160242165).
+   */
   @Test
-  @Timeout(120)
+  @Timeout(300)
   void writersReadersScansAndCheckpoints_keepInvariants() throws Exception {
     long seed = Seeds.seed("ConcurrentTreeTest");
+    for (int round = 0; round < 40; round++) {
+      Path d = dir.resolve("round" + round);
+      java.nio.file.Files.createDirectories(d);
+      once(d, seed + round);
+    }
+  }
+
+  private static void once(Path dir, long seed) throws Exception {
     TableHarness h = new TableHarness(dir).with("page.size", "4KiB").with("buffer.size", "256KiB");
     try (BPlusTable t = h.open(LocalFileSystem.INSTANCE)) {
       int writers = 4;
@@ -94,7 +107,18 @@ class ConcurrentTreeTest {
         return null;
       }));
       for (Future<?> f : writerFutures) {
-        f.get(100, TimeUnit.SECONDS);
+        try {
+          f.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          // A hang: show where every thread waits.
+          for (var st : Thread.getAllStackTraces().entrySet()) {
+            System.out.println("thread " + st.getKey().getName() + " " + st.getKey().getState());
+            for (var frame : st.getValue()) {
+              System.out.println("    at " + frame);
+            }
+          }
+          throw new AssertionError("seed " + seed + ": the writers did not finish within 60 s", e);
+        }
       }
       stop.set(true);
       for (Future<?> f : others) {

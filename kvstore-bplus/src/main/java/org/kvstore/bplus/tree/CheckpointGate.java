@@ -1,5 +1,7 @@
 package org.kvstore.bplus.tree;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.kvstore.bplus.buffer.WriteBackGate;
 
@@ -13,8 +15,8 @@ import org.kvstore.bplus.buffer.WriteBackGate;
  * index order, and a thaw releases them.
  *
  * <p>Thread safety: thread-safe (non-fair {@link ReentrantReadWriteLock}s; a waiting freeze blocks
- * new mutations on the stripes it already holds or waits for, so it is not starved). A thread exits
- * the stripe it entered because the stripe depends only on the thread.
+ * new mutations on the stripe it waits for, so it is not starved, and its waits grow when it has to
+ * start over). A thread exits the stripe it entered because the stripe depends only on the thread.
  */
 public final class CheckpointGate implements WriteBackGate {
   static final int STRIPES = 16;
@@ -51,10 +53,38 @@ public final class CheckpointGate implements WriteBackGate {
     mine().readLock().unlock();
   }
 
-  /** Pauses mutations until {@link #thaw()}. */
+  /**
+   * Pauses mutations until {@link #thaw()}. Takes the stripes in order, each with a bounded wait; if
+   * one is not free in time, it lets go of those it holds, backs off and starts over. It never holds
+   * some stripes while waiting long for another: a dirty-page eviction needs its stripe
+   * ({@link #tryEnter}), and a mutation inside the gate may wait for a page latch held by a reader
+   * that waits for that eviction's frame, so holding stripes while waiting would deadlock.
+   */
   public void freeze() {
-    for (ReentrantReadWriteLock l : stripes) {
-      l.writeLock().lock();
+    long waitMicros = 500;
+    while (true) {
+      int held = 0;
+      try {
+        while (held < STRIPES && stripes[held].writeLock().tryLock(waitMicros, TimeUnit.MICROSECONDS)) {
+          held++;
+        }
+      } catch (InterruptedException e) {
+        release(held);
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while pausing mutations for a checkpoint", e);
+      }
+      if (held == STRIPES) {
+        return;
+      }
+      release(held);
+      LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(waitMicros));
+      waitMicros = Math.min(waitMicros * 2, 50_000);
+    }
+  }
+
+  private void release(int held) {
+    for (int i = held - 1; i >= 0; i--) {
+      stripes[i].writeLock().unlock();
     }
   }
 
