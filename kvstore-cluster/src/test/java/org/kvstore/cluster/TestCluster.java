@@ -1,8 +1,6 @@
 package org.kvstore.cluster;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -11,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.kvstore.KVStoreException;
 import org.kvstore.StoreOptions;
+import org.kvstore.testkit.LoopbackPorts;
 
 /**
  * Three cluster nodes in this JVM, on free loopback ports, each with its own data directory, for
@@ -43,13 +42,7 @@ final class TestCluster implements AutoCloseable {
     this.root = root;
     this.shards = shards;
     for (int i = 1; i <= 3; i++) {
-      peers.put("n" + i, "127.0.0.1:" + freePort());
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+      peers.put("n" + i, "127.0.0.1:" + LoopbackPorts.pick());
     }
   }
 

@@ -1,8 +1,6 @@
 package org.kvstore.server;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.kvstore.cluster.slots.HashSlot;
+import org.kvstore.testkit.LoopbackPorts;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -41,8 +40,8 @@ final class ClusterProcesses implements AutoCloseable {
     this.root = root;
     this.extraArgs = List.of(extraArgs);
     for (int i = 1; i <= 3; i++) {
-      ports.put("n" + i, freePort());
-      raftListen.put("n" + i, freePort());
+      ports.put("n" + i, LoopbackPorts.pick());
+      raftListen.put("n" + i, LoopbackPorts.pick());
     }
     proxy = proxied ? new RaftLinkProxy(raftListen, id -> {
       ServerProcess p = node(id);
@@ -62,12 +61,6 @@ final class ClusterProcesses implements AutoCloseable {
       throw new IllegalStateException("the nodes were started without a proxy on their Raft links");
     }
     return proxy;
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   List<String> ids() {
