@@ -197,8 +197,13 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     }
   }
 
-  /** Starts, keeps or ends the soft-limit clock for a count of {@code now} bytes (-1: closed). */
-  private void observeSoft(long now) {
+  /**
+   * Starts, keeps or ends the soft-limit clock for a count of {@code now} bytes (-1: closed). A
+   * worker's count may be stale by the time it lands here and end a clock the event loop had just
+   * started; {@link #softCheck} then restarts it, so such a race delays a disconnection by at most
+   * the soft seconds, never forever.
+   */
+  void observeSoft(long now) {
     long soft = limits.softBytes();
     if (soft == 0 || now < 0) {
       return;
@@ -223,8 +228,14 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
       overSoftSince = 0; // drained meanwhile, with no write to notice it
       return;
     }
-    if (disconnecting || since == 0 || !ctx.channel().isActive()) {
+    if (disconnecting || !ctx.channel().isActive()) {
       return;
+    }
+    if (since == 0) {
+      // Over the limit with the clock stopped by a stale count: start it now, or no later write
+      // (the writer waits for the client to drain) would ever start it again.
+      since = System.nanoTime();
+      overSoftSince = since;
     }
     long wait = since + limits.softNanos() - System.nanoTime();
     if (wait <= 0) {

@@ -66,6 +66,26 @@ class OutputGuardTest {
   }
 
   @Test
+  void overTheSoftLimit_closes_evenWhenAStaleCountStoppedTheClock() throws Exception {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    ch.write(bytes(200)); // over the soft limit: the clock starts, a check is scheduled
+    // A worker's count of 50 bytes, taken before that write, lands after it (the race of a streamed
+    // HTTP body: its writer reserves on a worker, the event loop writes). Then nothing more is
+    // written: the writer waits for a client that never reads.
+    guard.observeSoft(50);
+    for (int i = 0; i < 3 && ch.isOpen(); i++) {
+      Thread.sleep(1100);
+      ch.advanceTimeBy(1100, TimeUnit.MILLISECONDS);
+      ch.runScheduledPendingTasks();
+      ch.runPendingTasks();
+    }
+    assertThat(ch.isOpen()).as("still over the soft limit, seconds later").isFalse();
+    assertThat(limits.disconnections()).isEqualTo(1);
+  }
+
+  @Test
   void overTheTotal_closesTheLargestClientFirst() {
     OutputLimits limits = new OutputLimits(1 << 20, 0, 0, 1000);
     OutputGuard small = limits.newGuard("RESP", () -> "small");
