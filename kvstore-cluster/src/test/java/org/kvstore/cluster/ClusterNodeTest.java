@@ -22,6 +22,7 @@ import org.kvstore.StoreOptions;
 import org.kvstore.cluster.shard.ShardSnapshotFile;
 import org.kvstore.cluster.shard.ShardStateMachine;
 import org.kvstore.io.FaultInjectingFileSystem;
+import org.kvstore.io.LocalFileSystem;
 import org.kvstore.testkit.Seeds;
 
 /**
@@ -189,7 +190,7 @@ class ClusterNodeTest {
         snapshots = dirs.toList();
       }
       assertThat(snapshots).hasSize(1);
-      ShardSnapshotFile.Stamp stamp = ShardSnapshotFile.read(snapshots.get(0));
+      ShardSnapshotFile.Stamp stamp = ShardSnapshotFile.read(LocalFileSystem.INSTANCE, snapshots.get(0));
       assertThat(stamp.index()).isEqualTo(snapshot);
       assertThat(stamp.term()).isEqualTo(leader.shard(0).term());
       for (int i = 30; i < 60; i++) {

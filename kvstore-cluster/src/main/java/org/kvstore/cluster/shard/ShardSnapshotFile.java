@@ -3,15 +3,13 @@ package org.kvstore.cluster.shard;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import org.kvstore.CorruptionException;
 import org.kvstore.codec.Crc32c;
+import org.kvstore.io.FileSystem;
+import org.kvstore.io.StorageFile;
 
 /**
  * The (term, index) stamp of a shard's latest snapshot: the Raft log position up to which every
@@ -19,7 +17,8 @@ import org.kvstore.codec.Crc32c;
  * truth; {@code ShardSnapshotFileTest} checks the golden file {@code golden/shard-snapshot-v1.bin}).
  *
  * <p>Written to a temporary file, fsynced, renamed over the old one and the directory fsynced: a
- * crash leaves the old stamp or the new one, never a mix.
+ * crash leaves the old stamp or the new one, never a mix. Reads and writes go through the store's
+ * {@link FileSystem}, so tests can inject faults.
  *
  * <p>Thread safety: stateless.
  */
@@ -46,7 +45,7 @@ public final class ShardSnapshotFile {
   /** @throws CorruptionException naming {@code file} for a bad magic, version, length or checksum */
   public static Stamp decode(Path file, byte[] bytes) {
     if (bytes.length != BYTES) {
-      throw new CorruptionException(file, 0, "snapshot stamp is " + bytes.length + " bytes, not " + BYTES);
+      throw wrongLength(file, bytes.length);
     }
     ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     for (byte m : MAGIC_BYTES) {
@@ -65,34 +64,39 @@ public final class ShardSnapshotFile {
     return new Stamp(b.getLong(), b.getLong());
   }
 
-  /** The stamp in {@code dir}, or {@code null} when the shard has none yet. */
-  public static Stamp read(Path dir) throws IOException {
+  /** The stamp in {@code dir}, read through {@code fs}, or {@code null} when the shard has none yet. */
+  public static Stamp read(FileSystem fs, Path dir) throws IOException {
     Path file = dir.resolve(NAME);
-    try {
-      return decode(file, Files.readAllBytes(file));
+    try (StorageFile f = fs.open(file, FileSystem.OpenMode.READ)) {
+      long size = f.size();
+      if (size != BYTES) {
+        throw wrongLength(file, size);
+      }
+      ByteBuffer b = ByteBuffer.allocate(BYTES);
+      f.readFully(b, 0);
+      return decode(file, b.array());
     } catch (NoSuchFileException e) {
       return null;
     }
   }
 
-  /** Replaces the stamp in {@code dir} atomically and durably. */
-  public static void write(Path dir, Stamp stamp) throws IOException {
+  /** Replaces the stamp in {@code dir} atomically and durably, writing through {@code fs}. */
+  public static void write(FileSystem fs, Path dir, Stamp stamp) throws IOException {
     Path tmp = dir.resolve(NAME + TMP_SUFFIX);
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer b = ByteBuffer.wrap(encode(stamp));
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
+    try (StorageFile f = fs.open(tmp, FileSystem.OpenMode.READ_WRITE)) {
+      f.truncate(0);
+      f.writeFully(ByteBuffer.wrap(encode(stamp)), 0);
+      f.sync();
     }
     try {
-      Files.move(tmp, dir.resolve(NAME), StandardCopyOption.ATOMIC_MOVE);
+      fs.rename(tmp, dir.resolve(NAME));
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("the file system of " + dir + " cannot rename atomically", e);
     }
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
-    }
+    fs.syncDirectory(dir);
+  }
+
+  private static CorruptionException wrongLength(Path file, long length) {
+    return new CorruptionException(file, 0, "snapshot stamp is " + length + " bytes, not " + BYTES);
   }
 }

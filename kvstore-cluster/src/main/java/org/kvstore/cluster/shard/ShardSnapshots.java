@@ -1,18 +1,15 @@
 package org.kvstore.cluster.shard;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.ratis.server.storage.FileInfo;
+import org.kvstore.io.FileSystem;
 
 /**
  * A shard replica's snapshots on disk (docs/format/shard-snapshot.md): under the state machine's
@@ -27,6 +24,13 @@ import org.apache.ratis.server.storage.FileInfo;
  * {@link #removeAllBut}). Ratis sends the newest snapshot's files to a follower that needs entries the
  * leader's log no longer has, and replaces the follower's whole snapshot directory with the files it
  * received, so the follower then finds the leader's snapshot here.
+ *
+ * <p>Every create, write, sync, rename, delete and listing goes through the store's {@link
+ * FileSystem}, as the tables' copies do, so tests can inject faults. Ratis reads the files it sends
+ * and writes the files it receives with its own I/O, so the file system must be the local disk's, or
+ * one over it. What the file system has no method for is read with {@code java.nio.file.Files}:
+ * whether an entry is a directory, and the tree of a snapshot's files that Ratis sends ({@link
+ * #files}).
  *
  * <p>Thread safety: not thread-safe; the state machine calls it from Ratis' apply thread (snapshots,
  * reinitialization) and from its initialization, which do not run concurrently.
@@ -46,9 +50,15 @@ final class ShardSnapshots {
     }
   }
 
+  private final FileSystem fs;
   private final Path root;
 
-  ShardSnapshots(Path root) {
+  /**
+   * @param fs the store's file system
+   * @param root the snapshot directory
+   */
+  ShardSnapshots(FileSystem fs, Path root) {
+    this.fs = fs;
     this.root = root;
   }
 
@@ -65,7 +75,7 @@ final class ShardSnapshots {
   Taken latest() throws IOException {
     Taken best = null;
     for (Path d : snapshotDirs()) {
-      ShardSnapshotFile.Stamp stamp = ShardSnapshotFile.read(d);
+      ShardSnapshotFile.Stamp stamp = ShardSnapshotFile.read(fs, d);
       if (stamp == null) {
         throw new IOException("snapshot directory " + d + " has no stamp " + ShardSnapshotFile.NAME);
       }
@@ -79,29 +89,28 @@ final class ShardSnapshots {
   /** A new, empty temporary directory for the snapshot at {@code stamp}. */
   Path begin(ShardSnapshotFile.Stamp stamp) throws IOException {
     Path tmp = root.resolve(TMP + name(stamp));
-    deleteTree(tmp);
-    Files.createDirectories(tmp.resolve(TABLES));
+    fs.deleteRecursively(tmp);
+    fs.createDirectories(tmp.resolve(TABLES));
     return tmp;
   }
 
   /** Stamps the temporary directory {@code tmp}, makes it durable and renames it into place. */
   Taken commit(Path tmp, ShardSnapshotFile.Stamp stamp) throws IOException {
-    ShardSnapshotFile.write(tmp, stamp);
-    try (DirectoryStream<Path> tables = Files.newDirectoryStream(tmp.resolve(TABLES))) {
-      for (Path t : tables) {
-        syncDirectory(t);
-      }
+    ShardSnapshotFile.write(fs, tmp, stamp);
+    Path tables = tmp.resolve(TABLES);
+    for (String table : fs.list(tables)) {
+      fs.syncDirectory(tables.resolve(table));
     }
-    syncDirectory(tmp.resolve(TABLES));
-    syncDirectory(tmp);
+    fs.syncDirectory(tables);
+    fs.syncDirectory(tmp);
     Path target = root.resolve(name(stamp));
-    deleteTree(target); // a snapshot at the same position taken again (after an install)
+    fs.deleteRecursively(target); // a snapshot at the same position taken again (after an install)
     try {
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+      fs.rename(tmp, target);
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("the file system of " + root + " cannot rename atomically", e);
     }
-    syncDirectory(root);
+    fs.syncDirectory(root);
     return new Taken(stamp, target);
   }
 
@@ -110,11 +119,11 @@ final class ShardSnapshots {
     List<Path> dirs = new ArrayList<>(snapshotDirs());
     dirs.sort(Comparator.comparingLong(ShardSnapshots::indexOf).reversed());
     for (int i = keep; i < dirs.size(); i++) {
-      deleteTree(dirs.get(i));
+      fs.deleteRecursively(dirs.get(i));
     }
-    try (DirectoryStream<Path> tmps = Files.newDirectoryStream(root, p -> p.getFileName().toString().startsWith(TMP))) {
-      for (Path t : tmps) {
-        deleteTree(t);
+    for (String name : fs.list(root)) {
+      if (name.startsWith(TMP)) {
+        fs.deleteRecursively(root.resolve(name));
       }
     }
   }
@@ -132,12 +141,11 @@ final class ShardSnapshots {
 
   private List<Path> snapshotDirs() throws IOException {
     List<Path> out = new ArrayList<>();
-    if (!Files.isDirectory(root)) {
-      return out;
-    }
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root,
-        p -> Files.isDirectory(p) && p.getFileName().toString().startsWith(PREFIX))) {
-      dirs.forEach(out::add);
+    for (String name : fs.list(root)) {
+      Path d = root.resolve(name);
+      if (name.startsWith(PREFIX) && Files.isDirectory(d)) {
+        out.add(d);
+      }
     }
     return out;
   }
@@ -152,23 +160,6 @@ final class ShardSnapshots {
       return Long.parseLong(n.substring(n.lastIndexOf('-') + 1));
     } catch (NumberFormatException e) {
       return -1; // not one of ours: the oldest, so removed first
-    }
-  }
-
-  private static void syncDirectory(Path dir) throws IOException {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
-    }
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
     }
   }
 }

@@ -1,7 +1,6 @@
 package org.kvstore.cluster.shard;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +29,7 @@ import org.kvstore.cluster.codec.ShardEntry;
 import org.kvstore.cluster.codec.ShardEntryFormat;
 import org.kvstore.cluster.codec.ShardQuery;
 import org.kvstore.cluster.codec.TableEffects;
+import org.kvstore.io.FileSystem;
 import org.kvstore.spi.Mutation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +72,8 @@ public final class ShardStateMachine extends BaseStateMachine {
 
   private final String shard;
   private final KVStore store;
+  /** The store's file layer: the snapshots and the stamp are written through it. */
+  private final FileSystem fs;
   private volatile Map<String, ReplicatedTable> tables;
   private final AtomicLong snapshotsInstalled = new AtomicLong();
   private final AtomicLong entriesApplied = new AtomicLong();
@@ -93,6 +95,7 @@ public final class ShardStateMachine extends BaseStateMachine {
     }
     this.shard = shard;
     this.store = store;
+    this.fs = store.options().fileSystem();
     this.tables = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tables));
   }
 
@@ -102,13 +105,13 @@ public final class ShardStateMachine extends BaseStateMachine {
     super.initialize(server, groupId, storage);
     logDir = storage.getStorageDir().getCurrentDir().toPath();
     stateDir = storage.getStorageDir().getStateMachineDir().toPath();
-    snapshots = new ShardSnapshots(stateDir.resolve(ShardSnapshots.DIR));
-    Files.createDirectories(snapshots.root());
+    snapshots = new ShardSnapshots(fs, stateDir.resolve(ShardSnapshots.DIR));
+    fs.createDirectories(snapshots.root());
     ShardSnapshots.Taken taken = snapshots.latest();
     if (taken != null) {
       loadSnapshot(taken, "starting");
     } else {
-      ShardSnapshotFile.Stamp legacy = ShardSnapshotFile.read(stateDir); // a stamp without copies (format v1's place)
+      ShardSnapshotFile.Stamp legacy = ShardSnapshotFile.read(fs, stateDir); // a stamp without copies (format v1's place)
       if (legacy != null) {
         for (Map.Entry<String, ReplicatedTable> t : tables.entrySet()) {
           checkPersistedUpTo(t.getKey(), t.getValue(), legacy, stateDir.resolve(ShardSnapshotFile.NAME));
@@ -135,7 +138,7 @@ public final class ShardStateMachine extends BaseStateMachine {
         continue;
       }
       Path copy = taken.table(t.getKey());
-      if (!Files.isDirectory(copy)) {
+      if (!fs.exists(copy)) {
         checkPersistedUpTo(t.getKey(), t.getValue(), stamp, taken.dir());
       }
       ReplicatedTable installed = store.installReplicatedTable(shard, t.getKey(), copy);
@@ -283,7 +286,7 @@ public final class ShardStateMachine extends BaseStateMachine {
       throw new IOException("shard " + shard + ": snapshot at " + last + " failed: " + e.getMessage(), e);
     }
     ShardSnapshots.Taken taken = snapshots.commit(tmp, stamp);
-    Files.deleteIfExists(stateDir.resolve(ShardSnapshotFile.NAME)); // the stamp's place before snapshot copies
+    fs.delete(stateDir.resolve(ShardSnapshotFile.NAME)); // the stamp's place before snapshot copies
     latestSnapshot = new FileListSnapshotInfo(ShardSnapshots.files(taken), last);
     return last.getIndex();
   }
