@@ -129,7 +129,7 @@ public final class ClusterNode implements AutoCloseable {
         machines.put(group.getGroupId(), sm);
       }
       Path raftDir = dir.resolve(RAFT_DIR);
-      Files.createDirectories(raftDir);
+      store.options().fileSystem().createDirectories(raftDir);
       Set<RaftGroupId> existing = groupDirectories(raftDir);
       Set<RaftGroupId> expected = new HashSet<>(machines.keySet());
       if (!existing.isEmpty() && !existing.equals(expected)) {
@@ -203,6 +203,10 @@ public final class ClusterNode implements AutoCloseable {
     }
   }
 
+  /**
+   * The Raft groups with a directory in {@code raftDir}. Ratis writes that directory with its own
+   * I/O, not through the store's file layer, so its listing is read directly.
+   */
   private static Set<RaftGroupId> groupDirectories(Path raftDir) throws IOException {
     Set<RaftGroupId> ids = new HashSet<>();
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(raftDir, Files::isDirectory)) {
