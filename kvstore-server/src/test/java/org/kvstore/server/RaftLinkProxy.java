@@ -31,8 +31,9 @@ import java.util.function.Function;
  * is cut. The proxy tells which node connects by the connecting socket's owner: it finds the
  * client's port in {@code /proc/net/tcp6} (or {@code tcp}), and the socket's inode among the
  * nodes' open files ({@code /proc/<pid>/fd}), so it works for gRPC's connections, which come from
- * ephemeral ports of one loopback address. A connection whose owner cannot be found counts in
- * {@link #unidentified()} and is refused while any cut touches its destination.
+ * ephemeral ports of one loopback address. A connection whose process is already gone (killed
+ * between its connect and the proxy's accept) is closed; one of a live process whose owner cannot
+ * be found counts in {@link #unidentified()} and is refused while any cut touches its destination.
  *
  * <p>Thread safety: thread-safe; one accept thread per proxy and two copy threads per connection.
  */
@@ -124,7 +125,14 @@ final class RaftLinkProxy implements AutoCloseable {
       } catch (IOException e) {
         return; // closed
       }
-      String from = ownerOf(client.getPort(), listener.getLocalPort());
+      String inode = socketInode(client.getPort(), listener.getLocalPort());
+      String from = inode == null ? null : ownerOf(inode);
+      if (from == null && socketInode(client.getPort(), listener.getLocalPort()) == null) {
+        // The connecting process is gone (a node killed after it connected, before the accept):
+        // its socket is closed or orphaned, and there is nothing to forward.
+        closeQuietly(client);
+        continue;
+      }
       if (from == null) {
         unidentified.incrementAndGet();
       }
@@ -169,12 +177,8 @@ final class RaftLinkProxy implements AutoCloseable {
     t.start();
   }
 
-  /** The node whose process owns the TCP socket on local port {@code clientPort} connected to {@code proxyPort}. */
-  private String ownerOf(int clientPort, int proxyPort) {
-    String inode = socketInode(clientPort, proxyPort);
-    if (inode == null) {
-      return null;
-    }
+  /** The node whose process holds the socket {@code inode}, or null. */
+  private String ownerOf(String inode) {
     String wanted = "socket:[" + inode + "]";
     for (String id : targets.keySet()) {
       Long pid = pidOf.apply(id);
@@ -198,7 +202,11 @@ final class RaftLinkProxy implements AutoCloseable {
     return null;
   }
 
-  /** The inode of the socket with local port {@code localPort} and remote port {@code remotePort}. */
+  /**
+   * The inode of the established socket with local port {@code localPort} and remote port
+   * {@code remotePort}; null when there is none, or when its process is gone (the kernel keeps a
+   * dead process' socket a while, closing, with inode 0).
+   */
   private static String socketInode(int localPort, int remotePort) {
     String local = String.format(Locale.ROOT, ":%04X", localPort);
     String remote = String.format(Locale.ROOT, ":%04X", remotePort);
@@ -212,7 +220,7 @@ final class RaftLinkProxy implements AutoCloseable {
       for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
         String[] f = line.trim().split("\\s+");
         if (f.length > 9 && f[1].endsWith(local) && f[2].endsWith(remote)) {
-          return f[9];
+          return f[3].equals("01") && !f[9].equals("0") ? f[9] : null;
         }
       }
     }
