@@ -253,7 +253,7 @@ public final class RespCommandExecutor {
 
   /**
    * A pipelined run of plain SETs on a cluster node, in order: each SET's slot is checked as
-   * {@link #execute} does ({@code MOVED}, {@code CLUSTERDOWN} in its place), then the SETs of each
+   * {@link #route} does ({@code MOVED}, {@code CLUSTERDOWN} in its place), then the SETs of each
    * shard are written as one batch, one Raft entry (in request order, so of two SETs of a key the
    * later wins). A batch that fails on a bad argument is written again SET by SET, so only the SET
    * at fault gets the error; any other failure (an unknown outcome, no leader) is the reply of every
@@ -267,16 +267,12 @@ public final class RespCommandExecutor {
       RespRequest r = sets.get(i);
       clients.commandProcessed(1);
       session.touched("set");
-      String refused = route(session, set, r);
-      if (refused != null) {
-        out[i] = rejected(stats.slot(set, r), refused);
-        continue;
-      }
       Object shard;
       try {
+        // What route() checks for a one-key write, keeping the shard it finds.
         shard = cluster.leaderOf(org.kvstore.cluster.slots.HashSlot.of(r.arg(1)));
       } catch (KVStoreException e) {
-        out[i] = invoke(session, set, r); // the lead moved meanwhile: the SET alone answers why
+        out[i] = rejected(stats.slot(set, r), RespErrors.reply("set", e, session).text());
         continue;
       }
       byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(i);
