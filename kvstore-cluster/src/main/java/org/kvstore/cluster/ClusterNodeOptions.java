@@ -22,6 +22,9 @@ import org.kvstore.StoreOptions;
  * @param raftListenAddress {@code host:port} the node's Raft server listens on, or {@code null} for its
  *     address in the layout; set when the layout's address (which the other nodes connect to) is a
  *     proxy or a NAT in front of the node
+ * @param batchWait at most how long a shard leader's next batch of writes waits for the writers
+ *     of its last batch to come back ({@link org.kvstore.cluster.shard.ProposalBatcher}); zero
+ *     sends what is queued at once
  * @param storeOptions the options of the node's KVStore
  *
  * <p>Thread safety: immutable.
@@ -36,11 +39,12 @@ public record ClusterNodeOptions(
     long snapshotEntries,
     long logSegmentBytes,
     String raftListenAddress,
+    Duration batchWait,
     StoreOptions storeOptions) {
 
   public ClusterNodeOptions {
     if (nodeId == null || dataDirectory == null || layout == null || electionTimeoutMin == null || electionTimeoutMax == null || requestTimeout == null
-        || storeOptions == null) {
+        || batchWait == null || storeOptions == null) {
       throw new IllegalArgumentException("every cluster node option must be given");
     }
     if (!layout.nodes().containsKey(nodeId)) {
@@ -53,6 +57,10 @@ public record ClusterNodeOptions(
     if (logSegmentBytes < MIN_LOG_SEGMENT_BYTES) {
       throw new IllegalArgumentException("logSegmentBytes must be at least " + MIN_LOG_SEGMENT_BYTES + ", was "
           + logSegmentBytes);
+    }
+    if (batchWait.isNegative() || batchWait.compareTo(requestTimeout) >= 0) {
+      throw new IllegalArgumentException("batchWait must be at least zero and below requestTimeout (" + requestTimeout
+          + "), was " + batchWait);
     }
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("requestTimeout must be positive, was " + requestTimeout);
@@ -68,6 +76,8 @@ public record ClusterNodeOptions(
   public static final long DEFAULT_SNAPSHOT_ENTRIES = 100_000;
   /** The default of {@link #logSegmentBytes()} (Ratis' own). */
   public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+  /** The default of {@link #batchWait()}. */
+  public static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(2);
   /** The smallest {@link #logSegmentBytes()} accepted. */
   public static final long MIN_LOG_SEGMENT_BYTES = 64L << 10;
 
@@ -78,27 +88,32 @@ public record ClusterNodeOptions(
   public static ClusterNodeOptions of(String nodeId, Path dataDirectory, ClusterLayout layout) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, Duration.ofSeconds(1),
         Duration.ofSeconds(2), Duration.ofSeconds(10), DEFAULT_SNAPSHOT_ENTRIES, DEFAULT_LOG_SEGMENT_BYTES,
-        null, StoreOptions.defaults());
+        null, DEFAULT_BATCH_WAIT, StoreOptions.defaults());
   }
 
   public ClusterNodeOptions withTimeouts(Duration min, Duration max, Duration request) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, min, max, request, snapshotEntries, logSegmentBytes,
-        raftListenAddress, storeOptions);
+        raftListenAddress, batchWait, storeOptions);
   }
 
   public ClusterNodeOptions withSnapshotEntries(long entries) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, entries, logSegmentBytes, raftListenAddress, storeOptions);
+        requestTimeout, entries, logSegmentBytes, raftListenAddress, batchWait, storeOptions);
+  }
+
+  public ClusterNodeOptions withBatchWait(Duration wait) {
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
+        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, wait, storeOptions);
   }
 
   public ClusterNodeOptions withLogSegmentBytes(long bytes) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, bytes, raftListenAddress, storeOptions);
+        requestTimeout, snapshotEntries, bytes, raftListenAddress, batchWait, storeOptions);
   }
 
   public ClusterNodeOptions withRaftListenAddress(String hostPort) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, storeOptions);
+        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, batchWait, storeOptions);
   }
 
   /** The {@code host:port} the node's Raft server listens on. */
@@ -108,6 +123,6 @@ public record ClusterNodeOptions(
 
   public ClusterNodeOptions withStoreOptions(StoreOptions options) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin,
-        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, options);
+        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, options);
   }
 }

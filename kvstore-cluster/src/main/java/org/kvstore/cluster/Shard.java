@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -71,12 +72,12 @@ public final class Shard {
   private final ProposalBatcher batcher;
 
   Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, ShardStateMachine stateMachine,
-      long timeoutMillis, java.util.concurrent.Executor proposers) {
+      long timeoutMillis, java.time.Duration batchWait, java.util.concurrent.Executor proposers) {
     this.spec = spec;
     this.stateMachine = stateMachine;
     this.batcher = new ProposalBatcher(
         entry -> send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry)).getLogIndex(),
-        proposers, timeoutMillis);
+        proposers, timeoutMillis, batchWait);
     this.nodeId = nodeId;
     this.server = server;
     this.peerId = RaftPeerId.valueOf(nodeId);
@@ -120,6 +121,33 @@ public final class Shard {
     } finally {
       latches.unlock(stripes);
     }
+  }
+
+  /**
+   * As {@link #write}, without waiting, for a caller that must not block (an event loop): when this
+   * node is the shard's ready leader and the latches of the keys are free now, proposes the
+   * mutations and returns the future of their Raft index (failing as {@link #write} throws); the
+   * latches are given back when it completes. Otherwise proposes nothing and returns null, and the
+   * caller writes with {@link #write} where it may wait.
+   */
+  public CompletableFuture<Long> tryWriteAsync(String table, List<Mutation> mutations) {
+    checkTable(table);
+    List<byte[]> keys = new ArrayList<>(mutations.size());
+    for (Mutation m : mutations) {
+      keys.add(m.key());
+    }
+    int[] stripes = KeyLatches.stripesOf(table, keys);
+    if (!isLeader() || !latches.tryLock(stripes)) {
+      return null;
+    }
+    CompletableFuture<Long> index;
+    try {
+      index = batcher.proposeAsync(ShardEntry.of(table, mutations));
+    } catch (RuntimeException e) {
+      latches.unlock(stripes);
+      throw e;
+    }
+    return index.whenComplete((i, e) -> latches.unlock(stripes));
   }
 
   /**

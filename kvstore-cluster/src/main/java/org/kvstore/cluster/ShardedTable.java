@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.kvstore.Cursor;
@@ -124,6 +125,11 @@ public final class ShardedTable implements Table {
     return slot;
   }
 
+  /** The index of the shard that owns {@code key} (in the layout's order), wherever it is led. */
+  public int shardOfKey(byte[] key) {
+    return layout.shardOfKey(key);
+  }
+
   /** The shard all of {@code keys} belong to. @throws CrossSlotException if they span shards */
   private int commonShard(List<byte[]> keys) {
     if (keys.isEmpty()) {
@@ -172,6 +178,36 @@ public final class ShardedTable implements Table {
       }
       pause();
     }
+  }
+
+  /**
+   * As {@link #write(WriteBatch)} for a batch of blind puts and removes of one shard, without
+   * waiting, for a caller that must not block (an event loop): when this node is the ready leader
+   * of the batch's shard and the keys' latches are free now, returns the future of the write (it
+   * fails with what {@link #write(WriteBatch)} would throw once proposed); else writes nothing and
+   * returns null, and the caller writes with {@link #write(WriteBatch)} where it may wait (which
+   * follows an election or answers MOVED).
+   *
+   * @throws InvalidArgumentException for a batch {@link #write(WriteBatch)} refuses at once
+   */
+  public CompletableFuture<Void> tryWriteAsync(WriteBatch batch) {
+    if (batch == null || batch.isEmpty() || batch.readsCurrent()) {
+      return null;
+    }
+    List<byte[]> keys = new ArrayList<>(batch.size());
+    for (Mutation m : batch.mutations()) {
+      keys.add(m.key());
+    }
+    int i = commonShard(keys);
+    if (!node.shardIndexes().contains(i)) {
+      return null;
+    }
+    Shard s = node.shard(i);
+    if (!s.isLeader()) {
+      return null;
+    }
+    CompletableFuture<Long> index = s.tryWriteAsync(table, resolve(batch, keys, null));
+    return index == null ? null : index.thenApply(v -> null);
   }
 
   /** Runs {@code op} on the leader of {@code slot}'s shard, following a leader change before it proposed. */

@@ -299,6 +299,7 @@ public final class KVStoreServer implements AutoCloseable {
     ClusterNodeOptions options = ClusterNodeOptions.of(config.clusterNodeId(), config.dataDir(), layout)
         .withTimeouts(election, election.multipliedBy(2), Duration.ofSeconds(10).plus(election.multipliedBy(2)))
         .withSnapshotEntries(config.clusterSnapshotEntries())
+        .withBatchWait(config.clusterBatchWait())
         .withRaftListenAddress(config.clusterRaftListen())
         .withStoreOptions(storeOptions(config));
     try {

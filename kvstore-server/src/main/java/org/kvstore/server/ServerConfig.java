@@ -190,6 +190,13 @@ public final class ServerConfig {
       1000, 100, 60_000, "a follower that hears no leader for this long to twice it starts an election;"
           + " requests to a shard without a leader wait about as long");
 
+  /** At most how long a shard leader's next batch of writes waits for the last batch's writers. */
+  public static final Setting<Integer> CLUSTER_BATCH_WAIT = Setting.integer("cluster-batch-wait", "US",
+      (int) org.kvstore.cluster.ClusterNodeOptions.DEFAULT_BATCH_WAIT.toNanos() / 1000, 0, 100_000,
+      "when a shard leader's batch of writes is answered and others are queued, the next batch waits at"
+          + " most this many microseconds until as many writers are queued as the two held (clients that"
+          + " wait for each reply come back), so that one Raft entry carries them all; 0 = send at once");
+
   /** How many applied Raft entries make a shard replica take a snapshot (and purge its log). */
   public static final Setting<Integer> CLUSTER_SNAPSHOT_ENTRIES = Setting.integer("cluster-snapshot-entries", "N",
       (int) org.kvstore.cluster.ClusterNodeOptions.DEFAULT_SNAPSHOT_ENTRIES, 100, 100_000_000,
@@ -219,7 +226,7 @@ public final class ServerConfig {
       READ_THREADS, IO_SPIN_MICROS, PROTO_READ_TIMEOUT, QUERY_BUFFER_BUDGET, CLIENT_OUTPUT_HARD_LIMIT,
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
-      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_RAFT_LISTEN, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES,
+      CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_RAFT_LISTEN, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES, CLUSTER_BATCH_WAIT,
       CLUSTER_STALE_REPLICA_READS);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
@@ -264,6 +271,10 @@ public final class ServerConfig {
   /** The Raft listen address, or {@code null} for the node's address in cluster-nodes. */
   public String clusterRaftListen() {
     return get(CLUSTER_RAFT_LISTEN);
+  }
+
+  public java.time.Duration clusterBatchWait() {
+    return java.time.Duration.ofNanos(get(CLUSTER_BATCH_WAIT) * 1000L);
   }
 
   public long clusterSnapshotEntries() {

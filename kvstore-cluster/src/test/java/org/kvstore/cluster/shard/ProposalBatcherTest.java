@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,7 +47,7 @@ class ProposalBatcherTest {
         throw new IllegalStateException(ie);
       }
       return (long) sent.size();
-    }, pool, 10_000);
+    }, pool, 10_000, Duration.ZERO);
     Future<Long> first = pool.submit(() -> b.propose(put("t", "a")));
     assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
     List<Future<Long>> waiting = new ArrayList<>();
@@ -73,7 +75,7 @@ class ProposalBatcherTest {
   void aFailedBatch_failsEveryWriteInIt_andTheNextBatchStillRuns() {
     ProposalBatcher failing = new ProposalBatcher(e -> {
       throw OutcomeUnknownException.withMessage("outcome unknown: the leader stepped down", null);
-    }, pool, 10_000);
+    }, pool, 10_000, Duration.ZERO);
     assertThatThrownBy(() -> failing.propose(put("t", "a"))).isInstanceOf(OutcomeUnknownException.class);
     assertThatThrownBy(() -> failing.propose(put("t", "b"))).isInstanceOf(OutcomeUnknownException.class);
 
@@ -84,8 +86,132 @@ class ProposalBatcherTest {
         Thread.currentThread().interrupt();
       }
       return 1L;
-    }, pool, 200);
+    }, pool, 200, Duration.ZERO);
     assertThatThrownBy(() -> slow.propose(put("t", "a"))).isInstanceOf(OutcomeUnknownException.class)
         .hasMessageContaining("no answer within 200 ms");
+  }
+  @Test
+  void proposeAsync_returnsAtOnce_mergesWithWaitingWriters_andFailsAsProposeThrows() throws Exception {
+    List<ShardEntry> sent = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch firstSent = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ProposalBatcher b = new ProposalBatcher(e -> {
+      sent.add(e);
+      firstSent.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException ie) {
+        throw new IllegalStateException(ie);
+      }
+      return (long) sent.size();
+    }, pool, 10_000, Duration.ZERO);
+    CompletableFuture<Long> first = b.proposeAsync(put("t", "a"));
+    assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Long> second = b.proposeAsync(put("t", "b"));
+    Future<Long> blocking = pool.submit(() -> b.propose(put("t", "c")));
+    Thread.sleep(50);
+    assertThat(first).as("the first batch is still in flight").isNotDone();
+    assertThat(second).isNotDone();
+    release.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(second.get(10, TimeUnit.SECONDS)).as("merged with the blocking writer's entry").isEqualTo(2);
+    assertThat(blocking.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(sent).hasSize(2);
+    assertThat(sent.get(1).tables().get(0).mutations()).extracting(m -> new String(m.key(), StandardCharsets.UTF_8))
+        .containsExactly("b", "c");
+
+    ProposalBatcher failing = new ProposalBatcher(e -> {
+      throw OutcomeUnknownException.withMessage("outcome unknown: the leader stepped down", null);
+    }, pool, 10_000, Duration.ZERO);
+    assertThatThrownBy(() -> failing.proposeAsync(put("t", "a")).get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(OutcomeUnknownException.class);
+    ProposalBatcher slow = new ProposalBatcher(e -> {
+      try {
+        Thread.sleep(5_000);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+      return 1L;
+    }, pool, 200, Duration.ZERO);
+    assertThatThrownBy(() -> slow.proposeAsync(put("t", "a")).get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(OutcomeUnknownException.class).hasMessageContaining("no answer within 200 ms");
+  }
+
+  @Test
+  void keyLatches_tryLock_takesAllOrNone_andAnotherThreadMayGiveThemBack() throws Exception {
+    KeyLatches latches = new KeyLatches();
+    int[] ab = KeyLatches.stripesOf("t", List.of("a".getBytes(StandardCharsets.UTF_8), "b".getBytes(StandardCharsets.UTF_8)));
+    int[] b = KeyLatches.stripesOf("t", List.of("b".getBytes(StandardCharsets.UTF_8)));
+    int[] a = KeyLatches.stripesOf("t", List.of("a".getBytes(StandardCharsets.UTF_8)));
+    assertThat(latches.tryLock(b)).isTrue();
+    assertThat(latches.tryLock(ab)).as("b is held").isFalse();
+    assertThat(latches.tryLock(a)).as("a was given back when ab failed").isTrue();
+    pool.submit(() -> {
+      latches.unlock(b);
+      latches.unlock(a);
+    }).get(10, TimeUnit.SECONDS);
+    assertThat(latches.tryLock(ab)).as("released on another thread").isTrue();
+    latches.unlock(ab);
+  }
+  @Test
+  void theNextBatch_waitsForTheWritersOfTheLast_atMostTheBatchWait_andALoneWriterNever() throws Exception {
+    List<ShardEntry> sent = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch firstSent = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ProposalBatcher b = new ProposalBatcher(e -> {
+      sent.add(e);
+      firstSent.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException ie) {
+        throw new IllegalStateException(ie);
+      }
+      return (long) sent.size();
+    }, pool, 20_000, Duration.ofSeconds(10));
+    CompletableFuture<Long> a = b.proposeAsync(put("t", "a"));
+    assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Long> bb = b.proposeAsync(put("t", "b"));
+    CompletableFuture<Long> c = b.proposeAsync(put("t", "c"));
+    release.countDown();
+    assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    // One writer answered and two queued: the next batch waits for a third.
+    Thread.sleep(300);
+    assertThat(sent).as("still waiting for the answered writer to come back").hasSize(1);
+    CompletableFuture<Long> d = b.proposeAsync(put("t", "d"));
+    assertThat(d.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(bb.get(1, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(c.get(1, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(sent.get(1).tables().get(0).mutations()).extracting(m -> new String(m.key(), StandardCharsets.UTF_8))
+        .containsExactly("b", "c", "d");
+
+    // A lone writer finds nothing queued when its batch is answered: no wait.
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 5; i++) {
+      b.propose(put("t", "lone" + i));
+    }
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("five lone writes").isLessThan(5_000);
+    assertThat(sent).hasSize(7);
+
+    // Writers that do not come back cost at most the batch wait.
+    List<ShardEntry> sent2 = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch first2 = new CountDownLatch(1);
+    CountDownLatch release2 = new CountDownLatch(1);
+    ProposalBatcher capped = new ProposalBatcher(e -> {
+      sent2.add(e);
+      first2.countDown();
+      try {
+        release2.await();
+      } catch (InterruptedException ie) {
+        throw new IllegalStateException(ie);
+      }
+      return (long) sent2.size();
+    }, pool, 20_000, Duration.ofMillis(300));
+    capped.proposeAsync(put("t", "a"));
+    assertThat(first2.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Long> x = capped.proposeAsync(put("t", "x"));
+    long t1 = System.nanoTime();
+    release2.countDown();
+    assertThat(x.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1)).isBetween(250L, 5_000L);
   }
 }

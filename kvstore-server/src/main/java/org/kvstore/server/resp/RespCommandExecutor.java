@@ -3,8 +3,11 @@ package org.kvstore.server.resp;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.kvstore.InvalidArgumentException;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSuchTableException;
@@ -260,13 +263,109 @@ public final class RespCommandExecutor {
    * SET of that batch. Never throws.
    */
   List<RespMessage> executeClusterSets(RespSession session, List<RespRequest> sets) {
+    for (int i = 0; i < sets.size(); i++) {
+      clients.commandProcessed(1);
+      session.touched("set");
+    }
+    return writeClusterSets(session, sets);
+  }
+
+  /**
+   * As {@link #executeClusterSets}, without a worker where it can be: the SETs are grouped by shard,
+   * and a group whose shard this node leads, with its keys' latches free, is proposed from the
+   * calling event loop and answered when its entry is applied ({@link
+   * org.kvstore.cluster.ShardedTable#tryWriteAsync}); any other group (another node leads it, an
+   * election, a latch held by a read-modify-write) is written by {@link #executeClusterSets} on
+   * {@code workers}. The future completes with one reply per SET, in order, on the thread that
+   * learned the last outcome; it never fails.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException if {@code workers} refuses a group
+   */
+  CompletableFuture<List<RespMessage>> executeClusterSetsAsync(RespSession session, List<RespRequest> sets,
+      Executor workers) {
+    for (int i = 0; i < sets.size(); i++) {
+      clients.commandProcessed(1);
+      session.touched("set");
+    }
+    org.kvstore.cluster.ShardedTable cluster = keyspace.cluster().table();
+    Map<Integer, List<Integer>> byShard = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < sets.size(); i++) {
+      byShard.computeIfAbsent(cluster.shardOfKey(sets.get(i).arg(1)), s -> new ArrayList<>()).add(i);
+    }
+    List<List<Integer>> indexes = new ArrayList<>(byShard.values());
+    List<CompletableFuture<List<RespMessage>>> groups = new ArrayList<>(indexes.size());
+    for (List<Integer> group : indexes) {
+      List<RespRequest> requests = new ArrayList<>(group.size());
+      for (int i : group) {
+        requests.add(sets.get(i));
+      }
+      groups.add(writeClusterSetsAsync(session, requests, cluster, workers));
+    }
+    if (groups.size() == 1) {
+      return groups.get(0);
+    }
+    return CompletableFuture.allOf(groups.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      RespMessage[] out = new RespMessage[sets.size()];
+      for (int g = 0; g < groups.size(); g++) {
+        List<RespMessage> replies = groups.get(g).join();
+        List<Integer> group = indexes.get(g);
+        for (int j = 0; j < group.size(); j++) {
+          out[group.get(j)] = replies.get(j);
+        }
+      }
+      return java.util.Arrays.asList(out);
+    });
+  }
+
+  /** One shard's SETs: proposed from here when they can be, else by {@link #writeClusterSets} on {@code workers}. */
+  private CompletableFuture<List<RespMessage>> writeClusterSetsAsync(RespSession session, List<RespRequest> group,
+      org.kvstore.cluster.ShardedTable cluster, Executor workers) {
+    WriteBatch batch = new WriteBatch();
+    for (RespRequest r : group) {
+      batch.put(r.arg(1), r.arg(2));
+    }
+    long start = System.nanoTime();
+    CompletableFuture<Void> written;
+    try {
+      written = cluster.tryWriteAsync(batch);
+    } catch (KVStoreException refused) {
+      written = null; // a bad argument: writeClusterSets answers each SET
+    }
+    if (written == null) {
+      return CompletableFuture.supplyAsync(() -> {
+        try {
+          return writeClusterSets(session, group);
+        } catch (RuntimeException e) {
+          return Collections.nCopies(group.size(), failed(session, e));
+        }
+      }, workers);
+    }
+    return written.handle((v, e) -> {
+      if (e == null) {
+        stats.called(set.id(), group.size(), System.nanoTime() - start);
+        return Collections.nCopies(group.size(), RespMessage.OK);
+      }
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof KVStoreException k) {
+        RespMessage.ErrorReply error = RespErrors.reply("set", k, session);
+        List<RespMessage> out = new ArrayList<>(group.size());
+        for (int i = 0; i < group.size(); i++) {
+          stats.failed(set.id());
+          out.add(stats.errorReply(error));
+        }
+        return out;
+      }
+      return Collections.nCopies(group.size(), failed(session, cause));
+    });
+  }
+
+  /** {@link #executeClusterSets} but for the counting of the requests. */
+  private List<RespMessage> writeClusterSets(RespSession session, List<RespRequest> sets) {
     RespMessage[] out = new RespMessage[sets.size()];
     Map<Object, List<Integer>> byShard = new java.util.LinkedHashMap<>();
     org.kvstore.cluster.ShardedTable cluster = keyspace.cluster().table();
     for (int i = 0; i < sets.size(); i++) {
       RespRequest r = sets.get(i);
-      clients.commandProcessed(1);
-      session.touched("set");
       Object shard;
       try {
         // What route() checks for a one-key write, keeping the shard it finds.

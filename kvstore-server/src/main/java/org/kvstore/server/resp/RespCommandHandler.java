@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiFunction;
@@ -232,9 +233,8 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
         submitClusterRun(ctx, takeClusterRun(request, executor::clusterBatchableGet), executor::executeClusterGets);
         break;
       }
-      if (executor.clusterBatchableSet(session, request) && pending.peek() instanceof RespRequest more
-          && executor.clusterBatchableSet(session, more)) {
-        submitClusterRun(ctx, takeClusterRun(request, executor::clusterBatchableSet), executor::executeClusterSets);
+      if (executor.clusterBatchableSet(session, request)) {
+        writeClusterSets(ctx, takeClusterRun(request, executor::clusterBatchableSet));
         break;
       }
       submit(ctx, request);
@@ -285,6 +285,35 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
     } catch (RejectedExecutionException e) {
       rejected(ctx);
     }
+  }
+
+  /**
+   * A cluster node's plain SETs (one, or a pipelined run): proposed from this event loop where the
+   * shard's leader is here and the keys' latches are free, else on a worker
+   * ({@link RespCommandExecutor#executeClusterSetsAsync}); the connection stays busy until the
+   * replies come back through {@link #completed}. A write waits for no worker: a waiting worker
+   * would cost two thread hand-offs per write on the path every cluster write takes.
+   */
+  private void writeClusterSets(ChannelHandlerContext ctx, List<RespRequest> run) {
+    busy = true;
+    writeOut(ctx);
+    CompletableFuture<List<RespMessage>> replies;
+    try {
+      replies = executor.executeClusterSetsAsync(session, run, workers);
+    } catch (RejectedExecutionException e) {
+      rejected(ctx);
+      return;
+    }
+    replies.whenComplete((done, e) -> {
+      List<RespMessage> out = e == null ? done : Collections.nCopies(run.size(), executor.failed(session, e));
+      try {
+        ctx.executor().execute(() -> completed(ctx, out));
+      } catch (RejectedExecutionException shuttingDown) {
+        for (RespMessage r : out) {
+          RespMessage.releaseEncoded(r);
+        }
+      }
+    });
   }
 
   /**
