@@ -29,16 +29,13 @@ class ProposalBatcherTest {
     pool.shutdownNow();
   }
 
-  private static ShardEntry put(String table, String key) {
-    return ShardEntry.of(table, List.of(Mutation.put(key.getBytes(StandardCharsets.UTF_8), new byte[] {1})));
-  }
+  /** A send that records each entry, tells when the first came, and answers once released. */
+  private static final class GatedSend {
+    final List<ShardEntry> sent = Collections.synchronizedList(new ArrayList<>());
+    final CountDownLatch firstSent = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
 
-  @Test
-  void proposalsWhileABatchIsInFlight_goAsOneEntryInTheirOrder() throws Exception {
-    List<ShardEntry> sent = Collections.synchronizedList(new ArrayList<>());
-    CountDownLatch firstSent = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    ProposalBatcher b = new ProposalBatcher(e -> {
+    long send(ShardEntry e) {
       sent.add(e);
       firstSent.countDown();
       try {
@@ -46,8 +43,21 @@ class ProposalBatcherTest {
       } catch (InterruptedException ie) {
         throw new IllegalStateException(ie);
       }
-      return (long) sent.size();
-    }, pool, 10_000, Duration.ZERO);
+      return sent.size();
+    }
+  }
+
+  private static ShardEntry put(String table, String key) {
+    return ShardEntry.of(table, List.of(Mutation.put(key.getBytes(StandardCharsets.UTF_8), new byte[] {1})));
+  }
+
+  @Test
+  void proposalsWhileABatchIsInFlight_goAsOneEntryInTheirOrder() throws Exception {
+    GatedSend gate = new GatedSend();
+    List<ShardEntry> sent = gate.sent;
+    CountDownLatch firstSent = gate.firstSent;
+    CountDownLatch release = gate.release;
+    ProposalBatcher b = new ProposalBatcher(gate::send, pool, 10_000, Duration.ZERO);
     Future<Long> first = pool.submit(() -> b.propose(put("t", "a")));
     assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
     List<Future<Long>> waiting = new ArrayList<>();
@@ -92,19 +102,11 @@ class ProposalBatcherTest {
   }
   @Test
   void proposeAsync_returnsAtOnce_mergesWithWaitingWriters_andFailsAsProposeThrows() throws Exception {
-    List<ShardEntry> sent = Collections.synchronizedList(new ArrayList<>());
-    CountDownLatch firstSent = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    ProposalBatcher b = new ProposalBatcher(e -> {
-      sent.add(e);
-      firstSent.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException ie) {
-        throw new IllegalStateException(ie);
-      }
-      return (long) sent.size();
-    }, pool, 10_000, Duration.ZERO);
+    GatedSend gate2 = new GatedSend();
+    List<ShardEntry> sent = gate2.sent;
+    CountDownLatch firstSent = gate2.firstSent;
+    CountDownLatch release = gate2.release;
+    ProposalBatcher b = new ProposalBatcher(gate2::send, pool, 10_000, Duration.ZERO);
     CompletableFuture<Long> first = b.proposeAsync(put("t", "a"));
     assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Long> second = b.proposeAsync(put("t", "b"));
@@ -155,19 +157,11 @@ class ProposalBatcherTest {
   }
   @Test
   void theNextBatch_waitsForTheWritersOfTheLast_atMostTheBatchWait_andALoneWriterNever() throws Exception {
-    List<ShardEntry> sent = Collections.synchronizedList(new ArrayList<>());
-    CountDownLatch firstSent = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    ProposalBatcher b = new ProposalBatcher(e -> {
-      sent.add(e);
-      firstSent.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException ie) {
-        throw new IllegalStateException(ie);
-      }
-      return (long) sent.size();
-    }, pool, 20_000, Duration.ofSeconds(10));
+    GatedSend gate3 = new GatedSend();
+    List<ShardEntry> sent = gate3.sent;
+    CountDownLatch firstSent = gate3.firstSent;
+    CountDownLatch release = gate3.release;
+    ProposalBatcher b = new ProposalBatcher(gate3::send, pool, 20_000, Duration.ofSeconds(10));
     CompletableFuture<Long> a = b.proposeAsync(put("t", "a"));
     assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Long> bb = b.proposeAsync(put("t", "b"));
@@ -193,19 +187,11 @@ class ProposalBatcherTest {
     assertThat(sent).hasSize(7);
 
     // Writers that do not come back cost at most the batch wait.
-    List<ShardEntry> sent2 = Collections.synchronizedList(new ArrayList<>());
-    CountDownLatch first2 = new CountDownLatch(1);
-    CountDownLatch release2 = new CountDownLatch(1);
-    ProposalBatcher capped = new ProposalBatcher(e -> {
-      sent2.add(e);
-      first2.countDown();
-      try {
-        release2.await();
-      } catch (InterruptedException ie) {
-        throw new IllegalStateException(ie);
-      }
-      return (long) sent2.size();
-    }, pool, 20_000, Duration.ofMillis(300));
+    GatedSend gate4 = new GatedSend();
+    List<ShardEntry> sent2 = gate4.sent;
+    CountDownLatch first2 = gate4.firstSent;
+    CountDownLatch release2 = gate4.release;
+    ProposalBatcher capped = new ProposalBatcher(gate4::send, pool, 20_000, Duration.ofMillis(300));
     capped.proposeAsync(put("t", "a"));
     assertThat(first2.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Long> x = capped.proposeAsync(put("t", "x"));
