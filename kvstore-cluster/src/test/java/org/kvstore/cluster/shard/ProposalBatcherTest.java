@@ -47,6 +47,25 @@ class ProposalBatcherTest {
     }
   }
 
+  /** A batcher whose every batch fails with an unknown outcome. */
+  private ProposalBatcher failing() {
+    return new ProposalBatcher(e -> {
+      throw OutcomeUnknownException.withMessage("outcome unknown: the leader stepped down", null);
+    }, pool, 10_000, Duration.ZERO);
+  }
+
+  /** A batcher whose batches take 5 s, with a timeout of 200 ms. */
+  private ProposalBatcher slow() {
+    return new ProposalBatcher(e -> {
+      try {
+        Thread.sleep(5_000);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+      return 1L;
+    }, pool, 200, Duration.ZERO);
+  }
+
   private static ShardEntry put(String table, String key) {
     return ShardEntry.of(table, List.of(Mutation.put(key.getBytes(StandardCharsets.UTF_8), new byte[] {1})));
   }
@@ -83,23 +102,15 @@ class ProposalBatcherTest {
 
   @Test
   void aFailedBatch_failsEveryWriteInIt_andTheNextBatchStillRuns() {
-    ProposalBatcher failing = new ProposalBatcher(e -> {
-      throw OutcomeUnknownException.withMessage("outcome unknown: the leader stepped down", null);
-    }, pool, 10_000, Duration.ZERO);
+    ProposalBatcher failing = failing();
     assertThatThrownBy(() -> failing.propose(put("t", "a"))).isInstanceOf(OutcomeUnknownException.class);
     assertThatThrownBy(() -> failing.propose(put("t", "b"))).isInstanceOf(OutcomeUnknownException.class);
 
-    ProposalBatcher slow = new ProposalBatcher(e -> {
-      try {
-        Thread.sleep(5_000);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-      }
-      return 1L;
-    }, pool, 200, Duration.ZERO);
+    ProposalBatcher slow = slow();
     assertThatThrownBy(() -> slow.propose(put("t", "a"))).isInstanceOf(OutcomeUnknownException.class)
         .hasMessageContaining("no answer within 200 ms");
   }
+
   @Test
   void proposeAsync_returnsAtOnce_mergesWithWaitingWriters_andFailsAsProposeThrows() throws Exception {
     GatedSend gate2 = new GatedSend();
@@ -122,19 +133,10 @@ class ProposalBatcherTest {
     assertThat(sent.get(1).tables().get(0).mutations()).extracting(m -> new String(m.key(), StandardCharsets.UTF_8))
         .containsExactly("b", "c");
 
-    ProposalBatcher failing = new ProposalBatcher(e -> {
-      throw OutcomeUnknownException.withMessage("outcome unknown: the leader stepped down", null);
-    }, pool, 10_000, Duration.ZERO);
+    ProposalBatcher failing = failing();
     assertThatThrownBy(() -> failing.proposeAsync(put("t", "a")).get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(OutcomeUnknownException.class);
-    ProposalBatcher slow = new ProposalBatcher(e -> {
-      try {
-        Thread.sleep(5_000);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-      }
-      return 1L;
-    }, pool, 200, Duration.ZERO);
+    ProposalBatcher slow = slow();
     assertThatThrownBy(() -> slow.proposeAsync(put("t", "a")).get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(OutcomeUnknownException.class).hasMessageContaining("no answer within 200 ms");
   }
