@@ -247,7 +247,7 @@ public final class RespCommandExecutor {
 
   /**
    * Whether {@code request} is a plain {@code SET key value} that a cluster node may write together
-   * with the plain SETs after it ({@link #executeClusterSets}). Not inside {@code MULTI}.
+   * with the plain SETs after it ({@link #executeClusterSetsAsync}). Not inside {@code MULTI}.
    */
   boolean clusterBatchableSet(RespSession session, RespRequest request) {
     return keyspace.cluster() != null && session.authenticated() && session.transaction() == null
@@ -255,27 +255,11 @@ public final class RespCommandExecutor {
   }
 
   /**
-   * A pipelined run of plain SETs on a cluster node, in order: each SET's slot is checked as
-   * {@link #route} does ({@code MOVED}, {@code CLUSTERDOWN} in its place), then the SETs of each
-   * shard are written as one batch, one Raft entry (in request order, so of two SETs of a key the
-   * later wins). A batch that fails on a bad argument is written again SET by SET, so only the SET
-   * at fault gets the error; any other failure (an unknown outcome, no leader) is the reply of every
-   * SET of that batch. Never throws.
-   */
-  List<RespMessage> executeClusterSets(RespSession session, List<RespRequest> sets) {
-    for (int i = 0; i < sets.size(); i++) {
-      clients.commandProcessed(1);
-      session.touched("set");
-    }
-    return writeClusterSets(session, sets);
-  }
-
-  /**
-   * As {@link #executeClusterSets}, without a worker where it can be: the SETs are grouped by shard,
+   * A run of plain SETs on a cluster node (one, or pipelined), without a worker where it can be: the SETs are grouped by shard,
    * and a group whose shard this node leads, with its keys' latches free, is proposed from the
    * calling event loop and answered when its entry is applied ({@link
    * org.kvstore.cluster.ShardedTable#tryWriteAsync}); any other group (another node leads it, an
-   * election, a latch held by a read-modify-write) is written by {@link #executeClusterSets} on
+   * election, a latch held by a read-modify-write) is written by {@link #writeClusterSets} on
    * {@code workers}. The future completes with one reply per SET, in order, on the thread that
    * learned the last outcome; it never fails.
    *
@@ -359,7 +343,14 @@ public final class RespCommandExecutor {
     });
   }
 
-  /** {@link #executeClusterSets} but for the counting of the requests. */
+  /**
+   * Plain SETs on a cluster node, in order, on a thread that may wait (requests already counted): each SET's slot is checked as
+   * {@link #route} does ({@code MOVED}, {@code CLUSTERDOWN} in its place), then the SETs of each
+   * shard are written as one batch, one Raft entry (in request order, so of two SETs of a key the
+   * later wins). A batch that fails on a bad argument is written again SET by SET, so only the SET
+   * at fault gets the error; any other failure (an unknown outcome, no leader) is the reply of every
+   * SET of that batch. Never throws.
+   */
   private List<RespMessage> writeClusterSets(RespSession session, List<RespRequest> sets) {
     RespMessage[] out = new RespMessage[sets.size()];
     Map<Object, List<Integer>> byShard = new java.util.LinkedHashMap<>();

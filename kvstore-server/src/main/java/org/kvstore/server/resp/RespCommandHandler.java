@@ -264,7 +264,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   /**
    * A cluster node's pipelined run of GETs or SETs as one worker task: one read barrier, or one
    * Raft entry, per shard for the run ({@link RespCommandExecutor#executeClusterGets},
-   * {@link RespCommandExecutor#executeClusterSets}).
+   * {@link RespCommandExecutor#executeClusterSetsAsync}).
    */
   private void submitClusterRun(ChannelHandlerContext ctx, List<RespRequest> run,
       BiFunction<RespSession, List<RespRequest>, List<RespMessage>> execute) {
