@@ -1,12 +1,13 @@
 package org.kvstore.server;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.kvstore.cluster.slots.HashSlot;
 import org.kvstore.testkit.history.Command;
+import org.kvstore.testkit.history.NotDoneException;
 import org.kvstore.testkit.history.RegisterClient;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -19,10 +20,11 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * never repeats an operation that may have happened: it sends each key to the node it believes
  * serves the key's slot, and follows {@code -MOVED} (nothing was done there) to the named node, up
  * to five times; {@code -CLUSTERDOWN} (nothing was done either) is retried after a pause, and so is
- * a connection that cannot be opened (nothing was sent), for up to 20 s, with a new slot map. A
- * failure after the request was sent (reset, timeout) leaves the operation indeterminate (thrown),
- * since the write may have been applied; JedisCluster would retry it, which an APPEND or INCR must
- * not be.
+ * a connection that cannot be opened (nothing was sent), for up to 20 s, with a new slot map. When
+ * those run out, the operation certainly had no effect: {@link NotDoneException}. A failure after
+ * the request was sent (reset, timeout, an error reply such as {@code ERR outcome unknown}) leaves
+ * the operation indeterminate (thrown as it is), since the write may have been applied;
+ * JedisCluster would retry it, which an APPEND or INCR must not be.
  *
  * <p>With {@code readFromReplicas}, GETs go to a node that does not serve the slot, after
  * {@code READONLY}: the replica reads of {@code cluster-stale-replica-reads}.
@@ -34,18 +36,32 @@ final class ClusterRegisterClient implements RegisterClient {
   private final int[] slotPorts = new int[HashSlot.COUNT];
   private final boolean readFromReplicas;
 
+  private final long connectWaitNanos;
+
   ClusterRegisterClient(List<Integer> ports, boolean readFromReplicas) {
+    this(ports, readFromReplicas, Duration.ofSeconds(20));
+  }
+
+  /** @param connectWait how long an operation waits for a node that refuses connections */
+  ClusterRegisterClient(List<Integer> ports, boolean readFromReplicas, Duration connectWait) {
     this.ports = List.copyOf(ports);
     this.readFromReplicas = readFromReplicas;
+    this.connectWaitNanos = connectWait.toNanos();
     refreshSlots();
   }
 
+  /** The connection to {@code port}, opened (and put in READONLY mode) when there is none. */
   private Jedis connection(int port) {
     return connections.computeIfAbsent(port, p -> {
       Jedis j = new Jedis(new HostAndPort("127.0.0.1", p), DefaultJedisClientConfig.builder()
           .connectionTimeoutMillis(1000).socketTimeoutMillis(10_000).build());
       if (readFromReplicas) {
-        j.readonly();
+        try {
+          j.readonly();
+        } catch (RuntimeException e) {
+          j.close();
+          throw e;
+        }
       }
       return j;
     });
@@ -91,16 +107,17 @@ final class ClusterRegisterClient implements RegisterClient {
         }
       }
     }
-    long connectDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    long connectDeadline = System.nanoTime() + connectWaitNanos;
     for (int attempt = 0; ; attempt++) {
-      Jedis j = connection(port);
+      Jedis j;
       try {
+        j = connection(port); // READONLY is sent on a new connection, before the operation
         j.getConnection().connect(); // no-op when connected
       } catch (JedisConnectionException refused) {
         // Nothing was sent: learn the slot map again and retry, as cluster clients do, for a while.
         drop(port);
-        if (System.nanoTime() > connectDeadline) {
-          throw refused;
+        if (System.nanoTime() - connectDeadline > 0) {
+          throw new NotDoneException("no connection to port " + port + " for " + key + ", nothing sent", refused);
         }
         pause();
         try {
@@ -128,6 +145,9 @@ final class ClusterRegisterClient implements RegisterClient {
         if (attempt < 5 && m.startsWith("CLUSTERDOWN")) {
           pause();
           continue;
+        }
+        if (m.startsWith("MOVED ") || m.startsWith("CLUSTERDOWN")) {
+          throw new NotDoneException(command + " " + key + " still refused after " + attempt + " retries", e);
         }
         throw e;
       } catch (RuntimeException e) {

@@ -21,10 +21,12 @@ public record CheckResult(List<KeyResult> keys) {
    * One key's verdict.
    *
    * @param operations the operations checked (without failed ones and indeterminate reads)
+   * @param indeterminateWrites how many of them are indeterminate (each multiplies the search)
    * @param steps search steps taken
    * @param counterexample for NOT_LINEARIZABLE: the smallest failing prefix's last operations; else ""
    */
-  public record KeyResult(String key, Verdict verdict, int operations, long steps, String counterexample) {}
+  public record KeyResult(String key, Verdict verdict, int operations, int indeterminateWrites, long steps,
+      String counterexample) {}
 
   public CheckResult {
     keys = List.copyOf(keys);
@@ -58,7 +60,8 @@ public record CheckResult(List<KeyResult> keys) {
     for (KeyResult k : keys) {
       if (k.verdict() != Verdict.LINEARIZABLE) {
         sb.append("\n\nkey ").append(k.key()).append(": ").append(k.verdict()).append(" (")
-            .append(k.operations()).append(" operations, ").append(k.steps()).append(" steps)");
+            .append(k.operations()).append(" operations, ").append(k.indeterminateWrites())
+            .append(" of them indeterminate writes, ").append(k.steps()).append(" steps)");
         if (!k.counterexample().isEmpty()) {
           sb.append('\n').append(k.counterexample());
         }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -15,18 +14,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Keys: the workload spreads over {@code keySlots} slots; each slot's key changes after
  * {@code opsPerKey} operations ({@code prefix<slot>.<generation>}), like Jepsen's independent
  * keys, so that no key's history grows past what the checker searches quickly, while every
- * key starts from "missing" and never needs a starting state.
+ * key starts from "missing" and never needs a starting state. A slot's key also changes once
+ * {@value #MAX_INDETERMINATE_WRITES} writes on it turned indeterminate: the checker must try each
+ * such write at every later point and in every order with the others, so that proving a key's
+ * history wrong takes millions of steps with five of them and exceeds any budget with a dozen,
+ * while the operations that follow them on a new key cost nothing extra. (Operations already
+ * under way on the old key still land there: at most one per other client.)
  *
  * <p>Values are unique per write (the process and its sequence number), three in four of them
  * integers so that INCR mostly succeeds, the others not; appended suffixes are never digits. A client whose
- * operation threw is closed, the operation recorded as indeterminate, and a new client opened
- * (retried every 20 ms while the store is unreachable).
+ * operation threw is closed, the operation recorded as failed ({@link NotDoneException}) or else
+ * indeterminate, and a new client opened (retried every 20 ms while the store is unreachable).
  *
  * <p>Every loop stops by itself: at {@code duration} or after {@code maxOps} operations.
  *
  * <p>Thread safety: {@link #run} once; it starts and joins its own threads.
  */
 public final class RegisterWorkload {
+  /** Indeterminate writes on one key after which its slot moves to a new key. */
+  public static final int MAX_INDETERMINATE_WRITES = 3;
+
   private final int clients;
   private final int keySlots;
   private final int opsPerKey;
@@ -35,7 +42,7 @@ public final class RegisterWorkload {
   private final String keyPrefix;
   private final long seed;
 
-  private final AtomicInteger[] slotOps;
+  private final Slot[] slots;
   private final AtomicLong invoked = new AtomicLong();
 
   /**
@@ -53,9 +60,9 @@ public final class RegisterWorkload {
     this.maxOps = maxOps;
     this.keyPrefix = keyPrefix;
     this.seed = seed;
-    this.slotOps = new AtomicInteger[keySlots];
+    this.slots = new Slot[keySlots];
     for (int i = 0; i < keySlots; i++) {
-      slotOps[i] = new AtomicInteger();
+      slots[i] = new Slot(keyPrefix + i + ".");
     }
   }
 
@@ -108,16 +115,23 @@ public final class RegisterWorkload {
         if (invoked.incrementAndGet() > maxOps) {
           break;
         }
-        int slot = rnd.nextInt(keySlots);
-        String key = keyPrefix + slot + "." + slotOps[slot].getAndIncrement() / opsPerKey;
+        Slot slot = slots[rnd.nextInt(keySlots)];
+        String key = slot.nextKey();
         Command command = pick(rnd);
         seq++;
         String argument = argument(command, process, seq, rnd);
         HistoryRecorder.Invocation inv = recorder.invoke(process, key, command, argument);
         try {
           inv.ok(client.execute(command, key, argument));
+        } catch (NotDoneException e) {
+          inv.fail();
+          client.close();
+          client = null;
         } catch (Exception e) {
           inv.info();
+          if (command.mayWrite()) {
+            slot.indeterminateWrite(key);
+          }
           client.close();
           client = null;
         }
@@ -125,6 +139,39 @@ public final class RegisterWorkload {
     } finally {
       if (client != null) {
         client.close();
+      }
+    }
+  }
+
+  /**
+   * One key slot: its current key and how many operations and indeterminate writes that key had.
+   *
+   * <p>Thread safety: synchronized on itself.
+   */
+  private final class Slot {
+    private final String prefix;
+    private int generation;
+    private int ops;
+    private int indeterminateWrites;
+
+    Slot(String prefix) {
+      this.prefix = prefix;
+    }
+
+    synchronized String nextKey() {
+      if (ops == opsPerKey) {
+        generation++;
+        ops = 0;
+        indeterminateWrites = 0;
+      }
+      ops++;
+      return prefix + generation;
+    }
+
+    /** A write on {@code key} turned indeterminate: at the limit, the slot moves on to a new key. */
+    synchronized void indeterminateWrite(String key) {
+      if (key.equals(prefix + generation) && ++indeterminateWrites >= MAX_INDETERMINATE_WRITES) {
+        ops = opsPerKey;
       }
     }
   }
