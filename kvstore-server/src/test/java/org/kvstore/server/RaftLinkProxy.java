@@ -32,8 +32,9 @@ import java.util.function.Function;
  * client's port in {@code /proc/net/tcp6} (or {@code tcp}), and the socket's inode among the
  * nodes' open files ({@code /proc/<pid>/fd}), so it works for gRPC's connections, which come from
  * ephemeral ports of one loopback address. A connection whose process is already gone (killed
- * between its connect and the proxy's accept) is closed; one of a live process whose owner cannot
- * be found counts in {@link #unidentified()} and is refused while any cut touches its destination.
+ * between its connect and the proxy's accept, or being killed: its descriptors go before its
+ * sockets close) is closed; one of a live process whose owner cannot be found counts in
+ * {@link #unidentified()} and is refused while any cut touches its destination.
  *
  * <p>Thread safety: thread-safe; one accept thread per proxy and two copy threads per connection.
  */
@@ -125,9 +126,9 @@ final class RaftLinkProxy implements AutoCloseable {
       } catch (IOException e) {
         return; // closed
       }
-      String inode = socketInode(client.getPort(), listener.getLocalPort());
-      String from = inode == null ? null : ownerOf(inode);
-      if (from == null && socketInode(client.getPort(), listener.getLocalPort()) == null) {
+      Owner owner = identify(client.getPort(), listener.getLocalPort());
+      String from = owner.node();
+      if (owner.gone()) {
         // The connecting process is gone (a node killed after it connected, before the accept):
         // its socket is closed or orphaned, and there is nothing to forward.
         closeQuietly(client);
@@ -175,6 +176,36 @@ final class RaftLinkProxy implements AutoCloseable {
     }, "raft-proxy-" + link.from() + "-" + link.to() + "-" + direction);
     t.setDaemon(true);
     t.start();
+  }
+
+  /** Who holds a connecting socket: a node, nobody found ({@code node} null), or nobody any more. */
+  private record Owner(String node, boolean gone) {}
+
+  /**
+   * The node that holds the connecting end (local port {@code clientPort}, remote port
+   * {@code proxyPort}); gone when that socket is no longer established; no node when a live
+   * socket's owner cannot be found. A process being killed has its descriptor table dropped
+   * before its sockets close, so for a moment a socket is established and no process holds it:
+   * the owner is looked for again, for up to a second, until it is found or the socket closes.
+   */
+  private Owner identify(int clientPort, int proxyPort) {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      String inode = socketInode(clientPort, proxyPort);
+      if (inode == null) {
+        return new Owner(null, true);
+      }
+      String node = ownerOf(inode);
+      if (node != null) {
+        return new Owner(node, false);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return new Owner(null, false);
   }
 
   /** The node whose process holds the socket {@code inode}, or null. */
