@@ -331,11 +331,9 @@ public final class RespCommandExecutor {
       }
       Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
       if (cause instanceof KVStoreException k) {
-        RespMessage.ErrorReply error = RespErrors.reply("set", k, session);
         List<RespMessage> out = new ArrayList<>(group.size());
         for (int i = 0; i < group.size(); i++) {
-          stats.failed(set.id());
-          out.add(stats.errorReply(error));
+          out.add(setReply(session, k));
         }
         return out;
       }
@@ -385,8 +383,7 @@ public final class RespCommandExecutor {
         }
       } catch (KVStoreException e) {
         for (int i : group) {
-          stats.failed(set.id());
-          out[i] = stats.errorReply(RespErrors.reply("set", e, session));
+          out[i] = setReply(session, e);
         }
       }
     }
