@@ -173,7 +173,8 @@ public final class ClusterNode implements AutoCloseable {
         int i = e.getKey();
         RaftGroupId groupId = e.getValue().getGroupId();
         replicas.put(i, new Replica(groupId, machines.get(groupId), new Shard(layout.shard(i), nodeId, server, groupId,
-            machines.get(groupId), options.requestTimeout().toMillis(), options.batchWait(), proposers)));
+            machines.get(groupId), options.requestTimeout().toMillis(), options.batchWait(), proposers,
+            options.ackBeforeCommit())));
       }
       List<Shard> shards = new ArrayList<>();
       for (Replica r : replicas.values()) {

@@ -25,6 +25,10 @@ import org.kvstore.StoreOptions;
  * @param batchWait at most how long a shard leader's next batch of writes waits for the writers
  *     of its last batch to come back ({@link org.kvstore.cluster.shard.ProposalBatcher}); zero
  *     sends what is queued at once
+ * @param ackBeforeCommit unsafe, for the fault tests' negative control: a leader answers a write
+ *     as soon as it has queued it, before a majority has it durably (as Redis' asynchronous
+ *     replication does), so a leader's crash or isolation loses acknowledged writes, and a read
+ *     right after a write may miss it
  * @param storeOptions the options of the node's KVStore
  *
  * <p>Thread safety: immutable.
@@ -40,6 +44,7 @@ public record ClusterNodeOptions(
     long logSegmentBytes,
     String raftListenAddress,
     Duration batchWait,
+    boolean ackBeforeCommit,
     StoreOptions storeOptions) {
 
   public ClusterNodeOptions {
@@ -88,32 +93,38 @@ public record ClusterNodeOptions(
   public static ClusterNodeOptions of(String nodeId, Path dataDirectory, ClusterLayout layout) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, Duration.ofSeconds(1),
         Duration.ofSeconds(2), Duration.ofSeconds(10), DEFAULT_SNAPSHOT_ENTRIES, DEFAULT_LOG_SEGMENT_BYTES,
-        null, DEFAULT_BATCH_WAIT, StoreOptions.defaults());
+        null, DEFAULT_BATCH_WAIT, false, StoreOptions.defaults());
   }
 
   public ClusterNodeOptions withTimeouts(Duration min, Duration max, Duration request) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, min, max, request, snapshotEntries, logSegmentBytes,
-        raftListenAddress, batchWait, storeOptions);
+        raftListenAddress, batchWait, ackBeforeCommit, storeOptions);
   }
 
   public ClusterNodeOptions withSnapshotEntries(long entries) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, entries, logSegmentBytes, raftListenAddress, batchWait, storeOptions);
+        requestTimeout, entries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit, storeOptions);
   }
 
   public ClusterNodeOptions withBatchWait(Duration wait) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, wait, storeOptions);
+        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, wait, ackBeforeCommit, storeOptions);
   }
 
   public ClusterNodeOptions withLogSegmentBytes(long bytes) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, bytes, raftListenAddress, batchWait, storeOptions);
+        requestTimeout, snapshotEntries, bytes, raftListenAddress, batchWait, ackBeforeCommit, storeOptions);
   }
 
   public ClusterNodeOptions withRaftListenAddress(String hostPort) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, batchWait, storeOptions);
+        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, batchWait, ackBeforeCommit, storeOptions);
+  }
+
+  /** With {@link #ackBeforeCommit()}: unsafe, for negative controls only. */
+  public ClusterNodeOptions withAckBeforeCommit(boolean ack) {
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
+        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ack, storeOptions);
   }
 
   /** The {@code host:port} the node's Raft server listens on. */
@@ -123,6 +134,7 @@ public record ClusterNodeOptions(
 
   public ClusterNodeOptions withStoreOptions(StoreOptions options) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin,
-        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, options);
+        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit,
+        options);
   }
 }

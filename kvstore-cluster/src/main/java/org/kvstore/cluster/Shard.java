@@ -37,6 +37,8 @@ import org.kvstore.cluster.shard.KeyLatches;
 import org.kvstore.cluster.shard.ProposalBatcher;
 import org.kvstore.cluster.shard.ShardStateMachine;
 import org.kvstore.spi.Mutation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One node's handle on its replica of a shard: writes through Raft, linearizable reads.
@@ -46,7 +48,9 @@ import org.kvstore.spi.Mutation;
  *       leader, as a Redis Cluster node answers {@code -MOVED}). The leader latches the keys, builds
  *       the effects (for a read-modify-write from a linearizable read of the keys), proposes one
  *       entry in process and returns once a majority has it durably and the leader applied it; the
- *       latches are released only then.
+ *       latches are released only then. (Unless {@code ackBeforeCommit}, the unsafe mode of the
+ *       fault tests' negative control: then a write returns once queued, version 0, and a failure
+ *       of its entry is only logged.)
  *   <li><b>Reads</b> ({@link #get}, {@link #getEntry}) work on every replica: a Ratis
  *       {@code LINEARIZABLE} read (ReadIndex, with the leader lease) waits until every entry
  *       committed before the read started is applied on this replica, then reads its table.
@@ -55,6 +59,7 @@ import org.kvstore.spi.Mutation;
  * <p>Thread safety: thread-safe. Calls block until Raft answers or the request timeout passes.
  */
 public final class Shard {
+  private static final Logger LOG = LoggerFactory.getLogger(Shard.class);
   private final ShardSpec spec;
   private final String nodeId;
   private final RaftServer server;
@@ -70,10 +75,13 @@ public final class Shard {
   private static final long RETRY_MILLIS = 50;
 
   private final ProposalBatcher batcher;
+  private final boolean ackBeforeCommit;
 
   Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, ShardStateMachine stateMachine,
-      long timeoutMillis, java.time.Duration batchWait, java.util.concurrent.Executor proposers) {
+      long timeoutMillis, java.time.Duration batchWait, java.util.concurrent.Executor proposers,
+      boolean ackBeforeCommit) {
     this.spec = spec;
+    this.ackBeforeCommit = ackBeforeCommit;
     this.stateMachine = stateMachine;
     this.batcher = new ProposalBatcher(
         entry -> send(RaftClientRequest.writeRequestType(), ShardEntryFormat.encode(entry)).getLogIndex(),
@@ -147,7 +155,8 @@ public final class Shard {
       latches.unlock(stripes);
       throw e;
     }
-    return index.whenComplete((i, e) -> latches.unlock(stripes));
+    CompletableFuture<Long> written = index.whenComplete((i, e) -> latches.unlock(stripes));
+    return ackBeforeCommit ? unacknowledged(written) : written;
   }
 
   /**
@@ -348,7 +357,24 @@ public final class Shard {
     for (TableEffects t : entry.tables()) {
       checkTable(t.table());
     }
+    if (ackBeforeCommit) {
+      return unacknowledged(batcher.proposeAsync(entry)).join();
+    }
     return batcher.propose(entry);
+  }
+
+  /**
+   * The unsafe answer of {@code ackBeforeCommit}: version 0 at once, while the entry may still
+   * fail (then it is lost, and only logged).
+   */
+  private CompletableFuture<Long> unacknowledged(CompletableFuture<Long> proposed) {
+    proposed.whenComplete((index, e) -> {
+      if (e != null) {
+        LOG.warn("shard {} on node {}: a write answered before its commit failed, so it is lost: {}", spec.name(),
+            nodeId, e.toString());
+      }
+    });
+    return CompletableFuture.completedFuture(0L);
   }
 
   private RaftServer.Division division() {

@@ -210,6 +210,13 @@ public final class ServerConfig {
           + " the latest writes (as a Redis replica does); false = a linearizable read",
       ServerConfig::bool, String::valueOf, Setting.any());
 
+  /** Unsafe, for the fault tests' negative control: a cluster write answered before its commit. */
+  public static final Setting<Boolean> CLUSTER_ACK_BEFORE_COMMIT = Setting.of("cluster-ack-before-commit", "BOOL",
+      false, "UNSAFE: a shard leader answers a write once it has queued it, before a majority has it durably"
+          + " (as Redis' asynchronous replication does), so a leader's crash or isolation loses acknowledged"
+          + " writes; for testing that the fault tests catch lost writes. false = answered after the commit",
+      ServerConfig::bool, String::valueOf, Setting.any());
+
   private static boolean bool(String s) {
     return switch (Setting.lower(s)) {
       case "true", "yes", "on" -> true;
@@ -227,7 +234,7 @@ public final class ServerConfig {
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
       CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_RAFT_LISTEN, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES, CLUSTER_BATCH_WAIT,
-      CLUSTER_STALE_REPLICA_READS);
+      CLUSTER_STALE_REPLICA_READS, CLUSTER_ACK_BEFORE_COMMIT);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -266,6 +273,10 @@ public final class ServerConfig {
 
   public boolean clusterStaleReplicaReads() {
     return get(CLUSTER_STALE_REPLICA_READS);
+  }
+
+  public boolean clusterAckBeforeCommit() {
+    return get(CLUSTER_ACK_BEFORE_COMMIT);
   }
 
   /** The Raft listen address, or {@code null} for the node's address in cluster-nodes. */

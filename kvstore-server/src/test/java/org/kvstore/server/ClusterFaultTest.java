@@ -40,9 +40,10 @@ import org.kvstore.testkit.history.RegisterWorkload;
  * ending with a read of every key, is linearizable (so no acknowledged write was lost), and each
  * fault's unavailability is reported and bounded.
  *
- * <p>The negative control runs the same workload against nodes that answer replica reads from
- * their own applied state ({@code cluster-stale-replica-reads}): the checker must find it not
- * linearizable, so a stale read does not go unnoticed.
+ * <p>The negative controls run the same workload against nodes that answer replica reads from
+ * their own applied state ({@code cluster-stale-replica-reads}), and against nodes that answer
+ * writes before their commit ({@code cluster-ack-before-commit}) while one is killed: the checker
+ * must find each not linearizable, so neither a stale read nor a lost write goes unnoticed.
  *
  * <p>One round of faults in about a minute by default; four rounds, with longer phases, under
  * {@code -Pcrash}.
@@ -176,6 +177,41 @@ class ClusterFaultTest {
     System.out.println("ClusterFaultTest (stale replica reads): " + HistoryStats.of(history) + "; "
         + result.report().lines().findFirst().orElse(""));
     assertThat(result.isLinearizable()).as("seed %d: stale replica reads went unnoticed", seed).isFalse();
+  }
+
+  /**
+   * The negative control of lost writes: with {@code cluster-ack-before-commit}, leaders answer
+   * writes before a majority has them, and the node serving a slot is killed mid-run: writes it
+   * answered and never replicated are gone, and reads after an answered write may miss it; the
+   * checker must say so.
+   */
+  @Test
+  void acksBeforeCommit_checkerFindsTheLostWrites() throws Exception {
+    long seed = Seeds.seed("ClusterFaultTest.lost");
+    List<Operation> history;
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    try (ClusterProcesses c = new ClusterProcesses(dir, "--cluster-ack-before-commit", "true")) {
+      c.startAll();
+      List<Integer> ports = List.copyOf(c.ports.values());
+      RegisterWorkload workload = new RegisterWorkload(8, 8, 150, Duration.ofSeconds(15), 20_000, "lost:", seed);
+      Future<List<Operation>> running = runner.submit(() -> workload.run(() -> new ClusterRegisterClient(ports, false)));
+      Thread.sleep(5000);
+      String victim = c.nodeServing("lost:0.0");
+      c.kill9(victim);
+      Thread.sleep(2000);
+      c.start(victim);
+      history = new ArrayList<>(running.get(120, TimeUnit.SECONDS));
+      c.awaitClusterOk();
+      history.addAll(finalReads(history, ports));
+    } finally {
+      runner.shutdownNow();
+    }
+    CheckResult result = LinearizabilityChecker.forRegisters().check(history);
+    System.out.println("ClusterFaultTest (acks before commit): " + HistoryStats.of(history) + "; "
+        + result.report().lines().findFirst().orElse("") + "; keys not linearizable: "
+        + result.keys().stream().filter(k -> k.verdict() == CheckResult.Verdict.NOT_LINEARIZABLE).count());
+    assertThat(result.verdict()).as("seed %d: writes answered before their commit went unnoticed", seed)
+        .isEqualTo(CheckResult.Verdict.NOT_LINEARIZABLE);
   }
 
   private static int slot(String key) {
