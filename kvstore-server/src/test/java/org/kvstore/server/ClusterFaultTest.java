@@ -155,28 +155,12 @@ class ClusterFaultTest {
   }
 
   /**
-   * The negative control: with {@code cluster-stale-replica-reads}, clients that read from
-   * replicas see values older than writes already acknowledged, and the checker says so.
+   * The negative control of stale reads: with {@code cluster-stale-replica-reads}, clients that read
+   * from replicas see values older than writes already acknowledged, and the checker says so.
    */
   @Test
   void staleReplicaReads_checkerFindsTheStaleRead() throws Exception {
-    long seed = Seeds.seed("ClusterFaultTest.stale");
-    List<Operation> history;
-    ExecutorService runner = Executors.newSingleThreadExecutor();
-    try (ClusterProcesses c = new ClusterProcesses(dir, "--cluster-stale-replica-reads", "true")) {
-      c.startAll();
-      List<Integer> ports = List.copyOf(c.ports.values());
-      AtomicInteger clients = new AtomicInteger();
-      RegisterWorkload workload = new RegisterWorkload(8, 8, 150, Duration.ofSeconds(15), 20_000, "stale:", seed);
-      history = runner.submit(() -> workload.run(
-          () -> new ClusterRegisterClient(ports, clients.getAndIncrement() % 2 == 1))).get(120, TimeUnit.SECONDS);
-    } finally {
-      runner.shutdownNow();
-    }
-    CheckResult result = LinearizabilityChecker.forRegisters().check(history);
-    System.out.println("ClusterFaultTest (stale replica reads): " + HistoryStats.of(history) + "; "
-        + result.report().lines().findFirst().orElse(""));
-    assertThat(result.isLinearizable()).as("seed %d: stale replica reads went unnoticed", seed).isFalse();
+    assertCheckerCatches("stale", "--cluster-stale-replica-reads", true, c -> {});
   }
 
   /**
@@ -187,19 +171,39 @@ class ClusterFaultTest {
    */
   @Test
   void acksBeforeCommit_checkerFindsTheLostWrites() throws Exception {
-    long seed = Seeds.seed("ClusterFaultTest.lost");
-    List<Operation> history;
-    ExecutorService runner = Executors.newSingleThreadExecutor();
-    try (ClusterProcesses c = new ClusterProcesses(dir, "--cluster-ack-before-commit", "true")) {
-      c.startAll();
-      List<Integer> ports = List.copyOf(c.ports.values());
-      RegisterWorkload workload = new RegisterWorkload(8, 8, 150, Duration.ofSeconds(15), 20_000, "lost:", seed);
-      Future<List<Operation>> running = runner.submit(() -> workload.run(() -> new ClusterRegisterClient(ports, false)));
-      Thread.sleep(5000);
+    assertCheckerCatches("lost", "--cluster-ack-before-commit", false, c -> {
       String victim = c.nodeServing("lost:0.0");
       c.kill9(victim);
       Thread.sleep(2000);
       c.start(victim);
+    });
+  }
+
+  /** What a negative control does to the cluster 5 s into its run. */
+  @FunctionalInterface
+  private interface MidRun {
+    void apply(ClusterProcesses c) throws Exception;
+  }
+
+  /**
+   * Runs the workload for 15 s on nodes with the unsafe {@code setting} turned on (half the clients
+   * reading from replicas when {@code replicaReaders}), does {@code midRun} 5 s in, reads every key
+   * at the end, and asserts the checker finds the history not linearizable.
+   */
+  private void assertCheckerCatches(String name, String setting, boolean replicaReaders, MidRun midRun)
+      throws Exception {
+    long seed = Seeds.seed("ClusterFaultTest." + name);
+    List<Operation> history;
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    try (ClusterProcesses c = new ClusterProcesses(dir, setting, "true")) {
+      c.startAll();
+      List<Integer> ports = List.copyOf(c.ports.values());
+      AtomicInteger clients = new AtomicInteger();
+      RegisterWorkload workload = new RegisterWorkload(8, 8, 150, Duration.ofSeconds(15), 20_000, name + ":", seed);
+      Future<List<Operation>> running = runner.submit(() -> workload.run(
+          () -> new ClusterRegisterClient(ports, replicaReaders && clients.getAndIncrement() % 2 == 1)));
+      Thread.sleep(5000);
+      midRun.apply(c);
       history = new ArrayList<>(running.get(120, TimeUnit.SECONDS));
       c.awaitClusterOk();
       history.addAll(finalReads(history, ports));
@@ -207,10 +211,10 @@ class ClusterFaultTest {
       runner.shutdownNow();
     }
     CheckResult result = LinearizabilityChecker.forRegisters().check(history);
-    System.out.println("ClusterFaultTest (acks before commit): " + HistoryStats.of(history) + "; "
+    System.out.println("ClusterFaultTest (" + setting + "): " + HistoryStats.of(history) + "; "
         + result.report().lines().findFirst().orElse("") + "; keys not linearizable: "
         + result.keys().stream().filter(k -> k.verdict() == CheckResult.Verdict.NOT_LINEARIZABLE).count());
-    assertThat(result.verdict()).as("seed %d: writes answered before their commit went unnoticed", seed)
+    assertThat(result.verdict()).as("seed %d: %s went unnoticed", seed, setting)
         .isEqualTo(CheckResult.Verdict.NOT_LINEARIZABLE);
   }
 
