@@ -110,6 +110,43 @@ class DurabilityTest {
     }
   }
 
+  /**
+   * A write that finds nothing to do (a remove of an absent key, a failed precondition) is still a
+   * write: on a read-only store it is refused, not acknowledged. The table's state does not hold the
+   * write whose outcome is unknown, but the log does, and the reopen replays it: an acknowledged
+   * remove of its key would be undone (LsmDiskFullTest lost removes this way).
+   */
+  @Test
+  void failedLogFsync_writeThatFindsNothingToDo_isRefusedNotAcknowledged() {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    KVStore store = open(fs, Durability.SYNC);
+    createTable(store);
+    Table t = store.table("db", "t");
+    t.put(b("acked"), b("yes"));
+    fs.failSyncs(p -> p.getFileName().toString().endsWith(".log"));
+    assertThatThrownBy(() -> t.put(b("unknown"), b("logged")))
+        .isInstanceOf(OutcomeUnknownException.class);
+    assertThat(t.get(b("unknown"))).as("logged, not applied").isNull();
+
+    assertThatThrownBy(() -> t.remove(b("unknown")))
+        .as("a remove that finds the key absent")
+        .isInstanceOf(ReadOnlyStoreException.class)
+        .hasMessageContaining("EIO");
+    assertThatThrownBy(() -> t.remove(b("acked"), Precondition.absent()))
+        .as("a write whose precondition fails")
+        .isInstanceOf(ReadOnlyStoreException.class);
+    assertThatThrownBy(() -> t.update(List.of(b("unknown")), current -> null))
+        .as("an update that writes nothing")
+        .isInstanceOf(ReadOnlyStoreException.class);
+
+    fs.heal();
+    store.close();
+    try (KVStore reopened = KVStore.open(dir, StoreOptions.defaults())) {
+      assertThat(reopened.get("db", "t", "unknown")).as("replayed from the log").isEqualTo(b("logged"));
+      assertThat(reopened.get("db", "t", "acked")).isEqualTo(b("yes"));
+    }
+  }
+
   @Test
   void fullDisk_failsWritesWithoutLosingAcknowledgedOnes_andWritesResumeWhenSpaceIsFreed() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
@@ -132,6 +169,8 @@ class DurabilityTest {
     assertThat(acked).isNotEmpty();
     assertThat(store.failure()).as("a full disk is not a fatal failure").isNull();
     assertThat(store.diskSpace().full()).as("writes refused until space is freed").isTrue();
+    assertThatThrownBy(() -> t.remove(b("never-written")))
+        .as("also a write that finds nothing to do").isInstanceOf(NoSpaceException.class);
     for (int i : acked) {
       assertThat(t.get(b("k" + i))).isNotNull();
     }

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.kvstore.NoSpaceException;
 import org.kvstore.StorageIOException;
+import org.kvstore.io.NoSpace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * watches the free space of the failed directories ({@link SpaceProbe}, a {@code statfs}, every
  * {@link #FIRST_BACKOFF}): when {@link #FREED_BYTES} or more were freed, it retries at once and
  * starts the back-off over, so writes resume within a fraction of a second of an operator freeing
- * space, however long the disk was full.
+ * space, however long the disk was full. A piece of work whose retry is refused because it failed
+ * for good meanwhile is dropped and handed to the store, which turns read-only
+ * ({@link #onFailedForGood}).
  *
  * <p>Thread safety: thread-safe. The monitor guards the failure map and the counters; no retry
  * runs under it. The retry thread is started on the first failure and ends when the state clears.
@@ -47,6 +50,12 @@ public final class DiskSpace implements AutoCloseable {
   @FunctionalInterface
   public interface Retry {
     void run() throws IOException;
+  }
+
+  /** Told when the retry of a piece of work shows that it failed for good ({@link #onFailedForGood}). */
+  @FunctionalInterface
+  public interface FailedForGood {
+    void failed(String source, IOException cause);
   }
 
   /** One failed piece of work: where it ran out of space, since when, and how to retry it. */
@@ -73,6 +82,7 @@ public final class DiskSpace implements AutoCloseable {
   private volatile boolean closed;
   /** Null: no watching, retries only by back-off. */
   private final SpaceProbe probe;
+  private volatile FailedForGood failedForGood = (source, cause) -> {};
 
   /** A state whose retries go by back-off alone. */
   public DiskSpace() {
@@ -110,6 +120,17 @@ public final class DiskSpace implements AutoCloseable {
         retrier.start();
       }
     }
+  }
+
+  /**
+   * Sets who is told when a retry is refused because of a failure latched for good meanwhile
+   * ({@link NoSpace#isFailedEarlier}: a table's background work whose manifest fsync failed, say).
+   * No retry of that work can succeed before a reopen, so instead of refusing writes as "disk full"
+   * forever, this state drops the work after telling {@code listener}, which makes the store
+   * read-only (the store's {@link WritePipeline#fail}).
+   */
+  public void onFailedForGood(FailedForGood listener) {
+    this.failedForGood = listener;
   }
 
   /** Throws {@link NoSpaceException} while some work failed for lack of space. */
@@ -160,7 +181,11 @@ public final class DiskSpace implements AutoCloseable {
           f.retry().run();
           clear(f);
         } catch (IOException | RuntimeException e) {
-          LOG.debug("retry of {} after a full disk failed: {}", f.source(), e.toString());
+          if (NoSpace.isFailedEarlier(e)) {
+            abandon(f, e);
+          } else {
+            LOG.debug("retry of {} after a full disk failed: {}", f.source(), e.toString());
+          }
         }
       }
       synchronized (this) {
@@ -218,6 +243,24 @@ public final class DiskSpace implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /**
+   * Drops {@code f}, whose retry was refused for good with {@code e}, after handing {@code e} to the
+   * {@link FailedForGood} listener: the store is read-only before this state may let writes pass.
+   */
+  private void abandon(Failure f, Throwable e) {
+    LOG.error("retry of {} after a full disk failed for good; it is not retried again: {}",
+        f.source(), e.toString());
+    failedForGood.failed(
+        f.source(), e instanceof IOException io ? io : new IOException(e.getMessage(), e));
+    synchronized (this) {
+      if (failures.get(f.source()) != f) {
+        return;
+      }
+      failures.remove(f.source());
+      first = failures.isEmpty() ? null : failures.values().iterator().next();
+    }
   }
 
   /** Clears {@code f} unless its source failed again meanwhile; logs the resume when it was the last. */

@@ -48,6 +48,9 @@ public final class StoreServices {
     this.options = options;
     this.space = new DiskSpace(fs::usableSpace);
     this.pipeline = new WritePipeline(0, space);
+    // Work the store retries after a full disk that then fails for good makes the store read-only.
+    space.onFailedForGood(
+        (source, cause) -> pipeline.fail(source + " failed for good while retried after a full disk", cause));
     pipeline.prober(probeDir -> () -> probeSpace(fs, probeDir));
     this.catalog = new StoreCatalog(fs, dir, engines, options, pipeline);
   }

@@ -182,6 +182,11 @@ public final class StoreTable implements Table, ReplicatedTable {
           sequencer.awaitQuiescent(stripes);
           toWrite = readFirst.read();
           if (toWrite == null || toWrite.isEmpty()) {
+            // Nothing to write is still a write: refused while the store is not writable. The state
+            // just read may lack a logged write of these keys whose apply failed (its outcome
+            // unknown), which the next open replays; acknowledging, say, a remove that found its key
+            // absent would then be undone. Such a failure is latched before the keys are quiescent.
+            pipeline.checkWritable();
             return 0;
           }
         }

@@ -193,18 +193,10 @@ public final class WritePipeline {
       try {
         applyInTurn(w);
       } catch (IOException | RuntimeException e) {
-        String what = "table " + w.table.qualifiedName() + ": applying a logged write failed";
-        if (NoSpace.causedBy(e) && e instanceof IOException io) {
-          // The table could not take it for lack of space (its flushes fail): no state was
-          // damaged, so the store waits for space instead of failing for good.
-          StoreTable t = w.table;
-          space.enter("table " + t.qualifiedName(), t.directory(), io, () -> t.engine().retryAfterNoSpace());
-        } else if (e instanceof IOException io) {
-          fail(what, io);
-        }
         // Logged, so never "failed": a restart may replay it (and the engine may hold it already,
-        // e.g. when its memtable switch failed after the insert).
-        throw new OutcomeUnknownException(what, e);
+        // e.g. when its memtable switch failed after the insert). applyInTurn has recorded the
+        // failure (applyFailed).
+        throw new OutcomeUnknownException(applyFailure(w), e);
       }
     } finally {
       if (!applied) {
@@ -218,20 +210,24 @@ public final class WritePipeline {
 
   /**
    * Waits for the keys' turn and applies the write, completing every ticket (also when the apply
-   * fails). A batch of at least {@link #CHUNKED_APPLY_MIN} mutations is applied chunk by chunk of
-   * its stripes ({@link KeySequencer#CHUNKS} ranges, ascending), each chunk's tickets completed as
-   * soon as it is applied: the coalesced batches of two event loops hold random keys that share
-   * most stripes, and the later one then follows the earlier one range by range instead of waiting
-   * for all of it (see docs/decisions/0015-batches-applied-range-by-range.md). A reader may see
-   * part of a batch before the rest either way: engines apply a batch's mutations one by one.
+   * fails, once {@link #applyFailed} has recorded the failure). A batch of at least
+   * {@link #CHUNKED_APPLY_MIN} mutations is applied chunk by chunk of its stripes
+   * ({@link KeySequencer#CHUNKS} ranges, ascending), each chunk's tickets completed as soon as it is
+   * applied: the coalesced batches of two event loops hold random keys that share most stripes, and
+   * the later one then follows the earlier one range by range instead of waiting for all of it (see
+   * docs/decisions/0015-batches-applied-range-by-range.md). A reader may see part of a batch before
+   * the rest either way: engines apply a batch's mutations one by one.
    */
-  private static void applyInTurn(PendingWrite w) throws IOException {
+  private void applyInTurn(PendingWrite w) throws IOException {
     KeySequencer seq = w.sequencer;
     int[] s = w.stripes;
     if (w.mutations.size() < CHUNKED_APPLY_MIN || s.length < 2) {
       seq.awaitTurn(s, w.tickets);
       try {
         applyTo(w.table, w.mutations, w.lsn);
+      } catch (IOException | RuntimeException e) {
+        applyFailed(w, e);
+        throw e;
       } finally {
         seq.complete(s, w.tickets);
       }
@@ -252,6 +248,7 @@ public final class WritePipeline {
         }
       } catch (IOException | RuntimeException e) {
         failure = e; // the later chunks' tickets are still completed, unapplied
+        applyFailed(w, e);
       } finally {
         seq.complete(s, w.tickets, from, to);
       }
@@ -261,6 +258,28 @@ public final class WritePipeline {
     } else if (failure != null) {
       throw (RuntimeException) failure;
     }
+  }
+
+  /**
+   * What a logged write whose apply failed with {@code e} does to the store, done before its key
+   * tickets are completed: the failure is latched (or, for lack of space, the "no space" state
+   * entered) before the next writer of its keys runs, so a write that reads those keys and then
+   * finds nothing to do is refused too ({@link StoreTable}), not acknowledged on a state that lacks
+   * this write while the log, which the next open replays, holds it.
+   */
+  private void applyFailed(PendingWrite w, Throwable e) {
+    if (NoSpace.causedBy(e) && e instanceof IOException io) {
+      // The table could not take it for lack of space (its flushes fail): no state was damaged,
+      // so the store waits for space instead of failing for good.
+      StoreTable t = w.table;
+      space.enter("table " + t.qualifiedName(), t.directory(), io, () -> t.engine().retryAfterNoSpace());
+    } else if (e instanceof IOException io) {
+      fail(applyFailure(w), io);
+    }
+  }
+
+  private static String applyFailure(PendingWrite w) {
+    return "table " + w.table.qualifiedName() + ": applying a logged write failed";
   }
 
   /** Applies a logged record to its table. Used by the write path and by recovery. */

@@ -45,6 +45,20 @@ public final class NoSpace {
     return new FailedEarlier(message, cause);
   }
 
+  /**
+   * Whether {@code e} or one of its causes is a refusal because an earlier failure was latched for
+   * good ({@link #failedEarlier}): the operation cannot succeed before a reopen.
+   */
+  public static boolean isFailedEarlier(Throwable e) {
+    int depth = 0;
+    for (Throwable t = e; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (t instanceof FailedEarlier) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static final class FailedEarlier extends IOException {
     private static final long serialVersionUID = 1L;
 

@@ -8,8 +8,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.kvstore.io.NoSpace;
 
 class DiskSpaceTest {
   private static final Path DIR = Path.of("/data/db");
@@ -91,6 +93,29 @@ class DiskSpaceTest {
       fits.set(true);
       millisUntilWritable(space);
       assertThat(space.full()).isFalse();
+    }
+  }
+
+  /**
+   * A retry refused because its work failed for good meanwhile (a table's background work latched
+   * a failed fsync) can never succeed: it is handed to the store, which turns read-only, and
+   * dropped, instead of refusing writes as "disk full" forever. It is not a resume.
+   */
+  @Test
+  @Timeout(30)
+  void retryRefusedForGood_isReportedAndDropped_notRetriedForever() throws Exception {
+    AtomicInteger retries = new AtomicInteger();
+    AtomicReference<String> reported = new AtomicReference<>();
+    try (DiskSpace space = new DiskSpace()) {
+      space.onFailedForGood((source, cause) -> reported.set(source + ": " + cause.getMessage()));
+      space.enter("table db.t", DIR, new IOException("No space left on device"), () -> {
+        retries.incrementAndGet();
+        throw NoSpace.failedEarlier("failed in the background", new IOException("EIO"));
+      });
+      millisUntilWritable(space);
+      assertThat(reported.get()).isEqualTo("table db.t: failed in the background");
+      assertThat(retries.get()).isEqualTo(1);
+      assertThat(space.status().resumes()).isZero();
     }
   }
 }

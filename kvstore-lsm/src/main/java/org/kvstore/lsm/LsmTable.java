@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 import org.kvstore.Cursor;
 import org.kvstore.Entry;
 import org.kvstore.io.FileSystem;
+import org.kvstore.io.NoSpace;
 import org.kvstore.lsm.bloom.BloomFormat;
 import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.cursor.LevelCursor;
@@ -86,8 +87,10 @@ import org.kvstore.spi.Mutation;
  *       core's log. One that failed for lack of disk space is not latched: it left its files
  *       deleted and the manifest as it was, so the table reports it to the store
  *       ({@link EngineContext#spaceListener()}), keeps taking writes while its memtables have room,
- *       and flushes and compacts again on {@link #retryAfterNoSpace()}. A compaction out of space
- *       while level 0 has room is only deferred: writes go on (see {@link FlushCompactionScheduler}).
+ *       and flushes and compacts again on {@link #retryAfterNoSpace()}. A write that then finds no
+ *       room is refused, but applied all the same: the core logged it ({@link
+ *       #makeRoomForLoggedWrite}). A compaction out of space while level 0 has room is only
+ *       deferred: writes go on (see {@link FlushCompactionScheduler}).
  * </ul>
  *
  * <p>Lock order: {@code writeFence} before the {@link SuperVersions}' lock before the
@@ -170,7 +173,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
 
   @Override
   public void put(byte[] key, byte[] value, long expiresAt, long lsn) throws IOException {
-    stalls.makeRoomForWrite();
+    IOException noRoom = makeRoomForLoggedWrite();
     MemTable mem;
     long size;
     long stamp = writeFence.readLock();
@@ -182,11 +185,14 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     }
     statistics.userBytes.add(key.length + value.length);
     afterWrite(mem, size);
+    if (noRoom != null) {
+      throw noRoom;
+    }
   }
 
   @Override
   public void remove(byte[] key, long lsn) throws IOException {
-    stalls.makeRoomForWrite();
+    IOException noRoom = makeRoomForLoggedWrite();
     MemTable mem;
     long size;
     long stamp = writeFence.readLock();
@@ -199,6 +205,9 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     }
     statistics.userBytes.add(key.length);
     afterWrite(mem, size);
+    if (noRoom != null) {
+      throw noRoom;
+    }
   }
 
   @Override
@@ -206,7 +215,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     if (batch.isEmpty()) {
       return;
     }
-    stalls.makeRoomForWrite();
+    IOException noRoom = makeRoomForLoggedWrite();
     long size = 0;
     long bytes = 0;
     MemTable mem;
@@ -229,6 +238,33 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     }
     statistics.userBytes.add(bytes);
     afterWrite(mem, size);
+    if (noRoom != null) {
+      throw noRoom;
+    }
+  }
+
+  /**
+   * Waits for room for a write the core has logged ({@link WriteStalls#makeRoomForWrite}). When
+   * there is none for lack of disk space (a flush, or the compaction a full level 0 waits for,
+   * failed), returns that refusal instead of throwing it: the caller applies the write all the same,
+   * then throws it, so that the store refuses further writes until space is freed. A write
+   * refused but not applied would still be in the log while the store's apply watermark, which
+   * passes every write whose apply returned, by an exception too, moved past it: the next flush
+   * would record it as persisted and drop it, but a restart before that flush would replay it,
+   * after reads had seen its key without it and a remove of that key had been acknowledged with
+   * nothing to log (and so undone). The memtable goes over its size by at most one write per
+   * writer that passed the store's check before the store began refusing writes.
+   */
+  private IOException makeRoomForLoggedWrite() throws IOException {
+    try {
+      stalls.makeRoomForWrite();
+      return null;
+    } catch (IOException e) {
+      if (!NoSpace.causedBy(e)) {
+        throw e;
+      }
+      return e;
+    }
   }
 
   /**

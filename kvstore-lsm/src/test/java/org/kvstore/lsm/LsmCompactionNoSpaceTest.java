@@ -100,8 +100,8 @@ class LsmCompactionNoSpaceTest {
           store.put(DB, T, key(i), value(i));
           acked.put(i, value(i));
         } catch (OutcomeUnknownException e) {
-          // A writer that waited for room when the compaction failed: logged, not applied, so a
-          // restart may replay it; not counted either way.
+          // A writer that waited for room when the compaction failed: logged (and applied, see
+          // LsmNoRoomTest), but refused; not counted either way.
           assertThat(rootMessage(e)).contains("No space left on device");
         } catch (NoSpaceException e) {
           refused = e;
