@@ -5,7 +5,7 @@
 # CPU is left for the clients (redis-benchmark is single-threaded and needs most of a core).
 #
 #   kvstore-bench/scripts/cpu-per-request.sh [-n REQUESTS] [-R REPEATS] [-t get|set]
-#       [--case "CLIENTS SIZE PIPELINE"] [--durability sync|periodic]
+#       [--case "CLIENTS SIZE PIPELINE"] [--durability sync|periodic] [--keyspace N]
 #
 # Both servers start empty (kvstore with the given durability, Redis with appendonly yes and
 # appendfsync always or everysec to match), get the same warm-up (3 x 300,000 "-t set,get"
@@ -16,6 +16,8 @@
 # background flushes and compactions, the JIT and GC, and Redis' reaped AOF rewrite children).
 # After every run (warm-up runs too) the script waits until that server is idle (settle in
 # bench-servers.sh), so one server's background work does not run into the other's run.
+# --keyspace: random keys out of N (redis-benchmark -r, default 100000); 0 = one key for every
+# request, as redis-benchmark does without -r (a single hot key: every lookup hits the CPU cache).
 # KV_FLAGS adds kvstore server flags; KV_JAVA_OPTS replaces bin/kvstore-server's JVM flags.
 # Needs: redis-server, redis-benchmark, java 17, Linux (/proc).
 set -euo pipefail
@@ -26,6 +28,7 @@ REPEATS=5
 OP=get
 CASE="50 500 16"
 KVD=periodic
+KEYSPACE=100000
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -n) N="$2"; shift 2 ;;
@@ -33,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     -t) OP="$2"; shift 2 ;;
     --case) CASE="$2"; shift 2 ;;
     --durability) KVD="$2"; shift 2 ;;
+    --keyspace) KEYSPACE="$2"; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -44,6 +48,8 @@ case "$KVD" in
   *) echo "--durability takes sync or periodic, not $KVD" >&2; exit 2 ;;
 esac
 read -r CLIENTS SIZE PIPE <<<"$CASE"
+RANDOM_KEYS=()
+[[ "$KEYSPACE" == 0 ]] || RANDOM_KEYS=(-r "$KEYSPACE")
 
 NAME=cpu-per-request
 # shellcheck source=bench-servers.sh
@@ -52,12 +58,12 @@ bench_servers_init
 start_servers "$KVD" "$FSYNC"
 
 bench() { # port requests tests
-  redis-benchmark -h 127.0.0.1 -p "$1" -c "$CLIENTS" -d "$SIZE" -P "$PIPE" -n "$2" -r 100000 -t "$3" --csv
+  redis-benchmark -h 127.0.0.1 -p "$1" -c "$CLIENTS" -d "$SIZE" -P "$PIPE" -n "$2" "${RANDOM_KEYS[@]}" -t "$3" --csv
 }
 HZ=$(getconf CLK_TCK)
 
 echo "cpu-per-request: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg);" \
-  "-c $CLIENTS -d $SIZE -P $PIPE -t $OP, $N requests per run, kvstore $KVD vs redis appendfsync $FSYNC"
+  "-c $CLIENTS -d $SIZE -P $PIPE -t $OP, keyspace $KEYSPACE (0: one key), $N requests per run, kvstore $KVD vs redis appendfsync $FSYNC"
 for p in "$KV_PORT:$KV_PID" "$REDIS_PORT:$REDIS_PID"; do
   for _ in 1 2 3; do bench "${p%%:*}" 300000 set,get >/dev/null; settle "${p##*:}"; done
 done
