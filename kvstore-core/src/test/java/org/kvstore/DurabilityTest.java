@@ -81,14 +81,20 @@ class DurabilityTest {
     }
   }
 
+  /** A {@code sync} store on {@code fs} whose table db/t holds "acked", and whose log's fsyncs fail from now on. */
+  private KVStore storeWhoseLogSyncsFail(FaultInjectingFileSystem fs) {
+    KVStore store = open(fs, Durability.SYNC);
+    createTable(store);
+    store.table("db", "t").put(b("acked"), b("yes"));
+    fs.failSyncs(p -> p.getFileName().toString().endsWith(".log"));
+    return store;
+  }
+
   @Test
   void failedLogFsync_outcomeUnknown_makesTheStoreReadOnly_andReopenRecovers() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    KVStore store = open(fs, Durability.SYNC);
-    createTable(store);
+    KVStore store = storeWhoseLogSyncsFail(fs);
     Table t = store.table("db", "t");
-    t.put(b("acked"), b("yes"));
-    fs.failSyncs(p -> p.getFileName().toString().endsWith(".log"));
     // Its record was written: a restart may replay it, so the write is not reported as failed.
     assertThatThrownBy(() -> t.put(b("failed"), b("no")))
         .isInstanceOf(OutcomeUnknownException.class)
@@ -119,11 +125,8 @@ class DurabilityTest {
   @Test
   void failedLogFsync_writeThatFindsNothingToDo_isRefusedNotAcknowledged() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    KVStore store = open(fs, Durability.SYNC);
-    createTable(store);
+    KVStore store = storeWhoseLogSyncsFail(fs);
     Table t = store.table("db", "t");
-    t.put(b("acked"), b("yes"));
-    fs.failSyncs(p -> p.getFileName().toString().endsWith(".log"));
     assertThatThrownBy(() -> t.put(b("unknown"), b("logged")))
         .isInstanceOf(OutcomeUnknownException.class);
     assertThat(t.get(b("unknown"))).as("logged, not applied").isNull();

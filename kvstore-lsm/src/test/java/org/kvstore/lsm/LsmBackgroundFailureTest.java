@@ -24,6 +24,12 @@ import org.kvstore.io.FaultInjectingFileSystem;
 
 /** Background work of a table (a flush, a compaction) that fails for good, and the store around it. */
 class LsmBackgroundFailureTest {
+  /** Through {@code fs}: periodic durability, no checkpoints, strict recovery. */
+  static StoreOptions strictPeriodic(FaultInjectingFileSystem fs) {
+    return StoreOptions.builder().fileSystem(fs).durability(Durability.PERIODIC)
+        .checkpointInterval(Duration.ZERO).recoveryMode(RecoveryMode.STRICT).build();
+  }
+
   @TempDir Path dir;
 
   private static byte[] key(int i) {
@@ -41,8 +47,7 @@ class LsmBackgroundFailureTest {
   @Timeout(60)
   void failedManifestSync_removeOfTheUnappliedWritesKey_isRefusedAndTheReopenReplaysTheWrite() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    StoreOptions options = StoreOptions.builder().fileSystem(fs).durability(Durability.PERIODIC)
-        .checkpointInterval(Duration.ZERO).recoveryMode(RecoveryMode.STRICT).build();
+    StoreOptions options = strictPeriodic(fs);
     KVStore store = KVStore.open(dir, options);
     store.createDB("db");
     store.createTable("db", "t", LsmEngine.NAME, LsmPowerLossTest.smallSizes());
@@ -90,8 +95,7 @@ class LsmBackgroundFailureTest {
   @Timeout(60)
   void flushOutOfSpace_compactionFailsForGoodMeanwhile_storeTurnsReadOnlyNotFullForever() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    StoreOptions options = StoreOptions.builder().fileSystem(fs).durability(Durability.PERIODIC)
-        .checkpointInterval(Duration.ZERO).recoveryMode(RecoveryMode.STRICT).build();
+    StoreOptions options = strictPeriodic(fs);
     KVStore store = KVStore.open(dir, options);
     store.createDB("db");
     store.createTable("db", "t", LsmEngine.NAME, LsmPowerLossTest.smallSizes());

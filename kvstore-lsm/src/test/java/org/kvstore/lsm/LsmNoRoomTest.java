@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -13,11 +12,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.kvstore.Durability;
 import org.kvstore.KVStore;
 import org.kvstore.KVStoreException;
 import org.kvstore.OutcomeUnknownException;
-import org.kvstore.RecoveryMode;
 import org.kvstore.StoreOptions;
 import org.kvstore.Table;
 import org.kvstore.io.FaultInjectingFileSystem;
@@ -45,8 +42,7 @@ class LsmNoRoomTest {
   @Timeout(60)
   void flushOutOfSpace_writeWaitingForRoom_isRefusedButApplied() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    StoreOptions options = StoreOptions.builder().fileSystem(fs).durability(Durability.PERIODIC)
-        .checkpointInterval(Duration.ZERO).recoveryMode(RecoveryMode.STRICT).build();
+    StoreOptions options = LsmBackgroundFailureTest.strictPeriodic(fs);
     KVStore store = KVStore.open(dir, options);
     store.createDB("db");
     Properties sizes = LsmPowerLossTest.smallSizes(); // one immutable memtable at most (the default)
