@@ -179,19 +179,29 @@ public final class ProposalBatcher {
   }
 
   private void run(List<Pending> batch) {
-    int expected = batch.size();
+    int expected = 0;
     try {
       long index = send.apply(merge(batch));
-      expected += queued(); // before the answers: none of the batch's writers can be back yet
+      expected = expectedBack(batch); // before the answers: none of the batch's writers can be back yet
       for (Pending p : batch) {
         p.index().complete(index);
       }
     } catch (RuntimeException e) {
-      expected += queued();
+      expected = expectedBack(batch);
       fail(batch, e);
     } finally {
       next(expected);
     }
+  }
+
+  /**
+   * How many writers the next batch waits for once {@code batch} is answered: its writers and those
+   * queued now, or none when nothing is queued now (a lone writer, back before {@link #next} runs,
+   * must not wait for writers that are not there).
+   */
+  private int expectedBack(List<Pending> batch) {
+    int queued = queued();
+    return queued == 0 ? 0 : batch.size() + queued;
   }
 
   private int queued() {

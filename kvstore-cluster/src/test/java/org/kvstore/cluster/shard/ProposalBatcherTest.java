@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.kvstore.OutcomeUnknownException;
@@ -157,6 +158,43 @@ class ProposalBatcherTest {
     assertThat(latches.tryLock(ab)).as("released on another thread").isTrue();
     latches.unlock(ab);
   }
+  /**
+   * A writer answered in a batch when nothing else was queued, and back with its next write before
+   * the batcher chose the next batch (here: from the answer itself), is sent at once, not held for
+   * the batch wait until the rest of its batch comes back.
+   */
+  @Test
+  void aWriterBackBeforeTheNextBatch_withNothingQueuedAtTheAnswer_isNotHeld() throws Exception {
+    List<CountDownLatch> gates = List.of(new CountDownLatch(1), new CountDownLatch(1));
+    AtomicInteger calls = new AtomicInteger();
+    ProposalBatcher b = new ProposalBatcher(entry -> {
+      int n = calls.getAndIncrement();
+      if (n < gates.size()) {
+        try {
+          gates.get(n).await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return n + 1L;
+    }, pool, 20_000, Duration.ofSeconds(10));
+    CompletableFuture<Long> a = b.proposeAsync(put("t", "a"));
+    CompletableFuture<Long> bb = b.proposeAsync(put("t", "b"));
+    CompletableFuture<Long> c = b.proposeAsync(put("t", "c"));
+    gates.get(0).countDown();
+    assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    CompletableFuture<Long> d = b.proposeAsync(put("t", "d")); // the third writer back: b, c, d go
+    CompletableFuture<CompletableFuture<Long>> again = new CompletableFuture<>();
+    d.thenRun(() -> again.complete(b.proposeAsync(put("t", "e"))));
+    long t0 = System.nanoTime();
+    gates.get(1).countDown();
+    assertThat(again.get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)).isEqualTo(3);
+    assertThat(bb.get(1, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(c.get(1, TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("e was not held for the batch wait")
+        .isLessThan(5_000);
+  }
+
   @Test
   void theNextBatch_waitsForTheWritersOfTheLast_atMostTheBatchWait_andALoneWriterNever() throws Exception {
     GatedSend gate3 = new GatedSend();
