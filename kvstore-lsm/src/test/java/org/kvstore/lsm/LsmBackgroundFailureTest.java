@@ -24,6 +24,14 @@ import org.kvstore.io.FaultInjectingFileSystem;
 
 /** Background work of a table (a flush, a compaction) that fails for good, and the store around it. */
 class LsmBackgroundFailureTest {
+  /** Opens the store with {@code options} and creates table db/t of small memtables. */
+  private KVStore openWithSmallTable(StoreOptions options) {
+    KVStore store = KVStore.open(dir, options);
+    store.createDB("db");
+    store.createTable("db", "t", LsmEngine.NAME, LsmPowerLossTest.smallSizes());
+    return store;
+  }
+
   /** Through {@code fs}: periodic durability, no checkpoints, strict recovery. */
   static StoreOptions strictPeriodic(FaultInjectingFileSystem fs) {
     return StoreOptions.builder().fileSystem(fs).durability(Durability.PERIODIC)
@@ -48,9 +56,7 @@ class LsmBackgroundFailureTest {
   void failedManifestSync_removeOfTheUnappliedWritesKey_isRefusedAndTheReopenReplaysTheWrite() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     StoreOptions options = strictPeriodic(fs);
-    KVStore store = KVStore.open(dir, options);
-    store.createDB("db");
-    store.createTable("db", "t", LsmEngine.NAME, LsmPowerLossTest.smallSizes());
+    KVStore store = openWithSmallTable(options);
     Table t = store.table("db", "t");
     fs.failSyncs(p -> p.getFileName().toString().startsWith("MANIFEST"));
     byte[] value = new byte[200];
@@ -96,9 +102,7 @@ class LsmBackgroundFailureTest {
   void flushOutOfSpace_compactionFailsForGoodMeanwhile_storeTurnsReadOnlyNotFullForever() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     StoreOptions options = strictPeriodic(fs);
-    KVStore store = KVStore.open(dir, options);
-    store.createDB("db");
-    store.createTable("db", "t", LsmEngine.NAME, LsmPowerLossTest.smallSizes());
+    KVStore store = openWithSmallTable(options);
     Table t = store.table("db", "t");
     // The first compaction's output fsync waits for the release, then fails (EIO).
     CountDownLatch compacting = new CountDownLatch(1);
