@@ -196,7 +196,7 @@ final class SoakAnalysis {
     /**
      * Whether the growth is shown to exceed {@code limit}: the slope less two standard errors
      * is above it. Over an hour of samples the standard error is a small fraction of the limit and
-     * this is close to the slope itself; over the four minutes after a 5-minute run's warm-up, the heap's
+     * this is close to the slope itself; over the two minutes after a 3-minute run's warm-up, the heap's
      * few-MiB swings from sample to sample (the block cache's fill, a compaction's buffers at the
      * moment of the collection) make it several percent, and a line through them alone would
      * pass or fail by chance.

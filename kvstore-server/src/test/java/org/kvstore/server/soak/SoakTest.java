@@ -30,7 +30,7 @@ import redis.clients.jedis.util.SafeEncoder;
  * warm-up, the server must stay up, log no error and stop cleanly. The samples, a plot and a summary
  * go to {@code target/soak/}.
  *
- * <p>5 minutes in the default build, an hour under {@code -Psoak}; {@code -Dkvstore.soak.duration=PT3H}
+ * <p>3 minutes in the default build (a minute of warm-up, two checked), an hour under {@code -Psoak}; {@code -Dkvstore.soak.duration=PT3H}
  * (an ISO-8601 duration) sets any other length.
  */
 class SoakTest {
@@ -52,7 +52,7 @@ class SoakTest {
     if (!given.isEmpty()) {
       return Duration.parse(given);
     }
-    return TestScale.current() == TestScale.SOAK ? Duration.ofHours(1) : Duration.ofMinutes(5);
+    return TestScale.current() == TestScale.SOAK ? Duration.ofHours(1) : Duration.ofMinutes(3);
   }
 
   @Test
