@@ -174,7 +174,7 @@ public final class ClusterNode implements AutoCloseable {
         RaftGroupId groupId = e.getValue().getGroupId();
         replicas.put(i, new Replica(groupId, machines.get(groupId), new Shard(layout.shard(i), nodeId, server, groupId,
             machines.get(groupId), options.requestTimeout().toMillis(), options.batchWait(), proposers,
-            options.ackBeforeCommit())));
+            options.ackBeforeCommit(), options.maxWriteBytes())));
       }
       List<Shard> shards = new ArrayList<>();
       for (Replica r : replicas.values()) {
@@ -264,6 +264,12 @@ public final class ClusterNode implements AutoCloseable {
     return tables;
   }
 
+  /**
+   * What a Raft entry holds beyond {@link ClusterNodeOptions#maxWriteBytes()}: the entry's own
+   * encoding (table names, lengths, expiries) and Raft's header around it.
+   */
+  static final long ENTRY_ENCODING_SLACK = 1L << 20;
+
   private static RaftProperties raftProperties(ClusterNodeOptions o, Path raftDir) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
@@ -295,6 +301,18 @@ public final class ClusterNode implements AutoCloseable {
     RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, o.snapshotEntries());
+    // A write is one entry, sent to a follower in one append (Ratis refuses an entry larger than
+    // the appender's buffer), which gRPC must take in one message (Ratis wants that limit 1 MiB
+    // above the buffer's), and the log's write buffer (direct memory, one per replica) must hold;
+    // the write and log queues must hold at least two of them.
+    long entryLimit = o.maxWriteBytes() + ENTRY_ENCODING_SLACK;
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entryLimit));
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(Math.max(entryLimit + 8,
+        RaftServerConfigKeys.Log.WRITE_BUFFER_SIZE_DEFAULT.getSize())));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(entryLimit + (2L << 20)));
+    long queueBytes = Math.max(2 * entryLimit, RaftServerConfigKeys.Write.BYTE_LIMIT_DEFAULT.getSize());
+    RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(queueBytes));
+    RaftServerConfigKeys.Log.setQueueByteLimit(p, SizeInBytes.valueOf(queueBytes));
     return p;
   }
 

@@ -29,6 +29,10 @@ import org.kvstore.StoreOptions;
  *     as soon as it has queued it, before a majority has it durably (as Redis' asynchronous
  *     replication does), so a leader's crash or isolation loses acknowledged writes, and a read
  *     right after a write may miss it
+ * @param maxWriteBytes the largest write a shard takes, in bytes of keys and values (and
+ *     {@link org.kvstore.cluster.shard.ProposalBatcher#MUTATION_OVERHEAD} per key): it is one Raft
+ *     entry, which the leader sends to each follower in one message, so Ratis' appender buffer and
+ *     gRPC's message limit are set from it; a larger write is refused before anything is proposed
  * @param storeOptions the options of the node's KVStore
  *
  * <p>Thread safety: immutable.
@@ -45,6 +49,7 @@ public record ClusterNodeOptions(
     String raftListenAddress,
     Duration batchWait,
     boolean ackBeforeCommit,
+    long maxWriteBytes,
     StoreOptions storeOptions) {
 
   public ClusterNodeOptions {
@@ -67,6 +72,10 @@ public record ClusterNodeOptions(
       throw new IllegalArgumentException("batchWait must be at least zero and below requestTimeout (" + requestTimeout
           + "), was " + batchWait);
     }
+    if (maxWriteBytes < MIN_MAX_WRITE_BYTES || maxWriteBytes > MAX_MAX_WRITE_BYTES) {
+      throw new IllegalArgumentException("maxWriteBytes must be between " + MIN_MAX_WRITE_BYTES + " and "
+          + MAX_MAX_WRITE_BYTES + ", was " + maxWriteBytes);
+    }
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("requestTimeout must be positive, was " + requestTimeout);
     }
@@ -83,6 +92,12 @@ public record ClusterNodeOptions(
   public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
   /** The default of {@link #batchWait()}. */
   public static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(2);
+  /** The default of {@link #maxWriteBytes()}. */
+  public static final long DEFAULT_MAX_WRITE_BYTES = 16L << 20;
+  /** The smallest {@link #maxWriteBytes()} accepted: a batch of small writes is cut at 1 MiB. */
+  public static final long MIN_MAX_WRITE_BYTES = 1L << 20;
+  /** The largest {@link #maxWriteBytes()} accepted. */
+  public static final long MAX_MAX_WRITE_BYTES = 256L << 20;
   /** The smallest {@link #logSegmentBytes()} accepted. */
   public static final long MIN_LOG_SEGMENT_BYTES = 64L << 10;
 
@@ -93,38 +108,44 @@ public record ClusterNodeOptions(
   public static ClusterNodeOptions of(String nodeId, Path dataDirectory, ClusterLayout layout) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, Duration.ofSeconds(1),
         Duration.ofSeconds(2), Duration.ofSeconds(10), DEFAULT_SNAPSHOT_ENTRIES, DEFAULT_LOG_SEGMENT_BYTES,
-        null, DEFAULT_BATCH_WAIT, false, StoreOptions.defaults());
+        null, DEFAULT_BATCH_WAIT, false, DEFAULT_MAX_WRITE_BYTES, StoreOptions.defaults());
   }
 
   public ClusterNodeOptions withTimeouts(Duration min, Duration max, Duration request) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, min, max, request, snapshotEntries, logSegmentBytes,
-        raftListenAddress, batchWait, ackBeforeCommit, storeOptions);
+        raftListenAddress, batchWait, ackBeforeCommit, maxWriteBytes, storeOptions);
   }
 
   public ClusterNodeOptions withSnapshotEntries(long entries) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, entries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit, storeOptions);
+        requestTimeout, entries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit, maxWriteBytes, storeOptions);
   }
 
   public ClusterNodeOptions withBatchWait(Duration wait) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, wait, ackBeforeCommit, storeOptions);
+        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, wait, ackBeforeCommit, maxWriteBytes, storeOptions);
   }
 
   public ClusterNodeOptions withLogSegmentBytes(long bytes) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, bytes, raftListenAddress, batchWait, ackBeforeCommit, storeOptions);
+        requestTimeout, snapshotEntries, bytes, raftListenAddress, batchWait, ackBeforeCommit, maxWriteBytes, storeOptions);
   }
 
   public ClusterNodeOptions withRaftListenAddress(String hostPort) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, batchWait, ackBeforeCommit, storeOptions);
+        requestTimeout, snapshotEntries, logSegmentBytes, hostPort, batchWait, ackBeforeCommit, maxWriteBytes, storeOptions);
   }
 
   /** With {@link #ackBeforeCommit()}: unsafe, for negative controls only. */
   public ClusterNodeOptions withAckBeforeCommit(boolean ack) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
-        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ack, storeOptions);
+        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ack, maxWriteBytes, storeOptions);
+  }
+
+  public ClusterNodeOptions withMaxWriteBytes(long bytes) {
+    return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin, electionTimeoutMax,
+        requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit, bytes,
+        storeOptions);
   }
 
   /** The {@code host:port} the node's Raft server listens on. */
@@ -134,7 +155,7 @@ public record ClusterNodeOptions(
 
   public ClusterNodeOptions withStoreOptions(StoreOptions options) {
     return new ClusterNodeOptions(nodeId, dataDirectory, layout, electionTimeoutMin,
-        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit,
+        electionTimeoutMax, requestTimeout, snapshotEntries, logSegmentBytes, raftListenAddress, batchWait, ackBeforeCommit, maxWriteBytes,
         options);
   }
 }

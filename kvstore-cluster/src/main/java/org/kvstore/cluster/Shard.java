@@ -28,6 +28,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.kvstore.Entry;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.internal.Keys;
 import org.kvstore.OutcomeUnknownException;
 import org.kvstore.cluster.codec.ShardEntry;
 import org.kvstore.cluster.codec.ShardEntryFormat;
@@ -76,11 +77,13 @@ public final class Shard {
 
   private final ProposalBatcher batcher;
   private final boolean ackBeforeCommit;
+  private final long maxWriteBytes;
 
   Shard(ShardSpec spec, String nodeId, RaftServer server, RaftGroupId groupId, ShardStateMachine stateMachine,
       long timeoutMillis, java.time.Duration batchWait, java.util.concurrent.Executor proposers,
-      boolean ackBeforeCommit) {
+      boolean ackBeforeCommit, long maxWriteBytes) {
     this.spec = spec;
+    this.maxWriteBytes = maxWriteBytes;
     this.ackBeforeCommit = ackBeforeCommit;
     this.stateMachine = stateMachine;
     this.batcher = new ProposalBatcher(
@@ -150,7 +153,9 @@ public final class Shard {
     }
     CompletableFuture<Long> index;
     try {
-      index = batcher.proposeAsync(ShardEntry.of(table, mutations));
+      ShardEntry entry = ShardEntry.of(table, mutations);
+      checkSize(entry);
+      index = batcher.proposeAsync(entry);
     } catch (RuntimeException e) {
       latches.unlock(stripes);
       throw e;
@@ -357,10 +362,25 @@ public final class Shard {
     for (TableEffects t : entry.tables()) {
       checkTable(t.table());
     }
+    checkSize(entry);
     if (ackBeforeCommit) {
       return unacknowledged(batcher.proposeAsync(entry)).join();
     }
     return batcher.propose(entry);
+  }
+
+  /** Refuses a write larger than one Raft entry may be, before anything is proposed. */
+  private void checkSize(ShardEntry entry) {
+    long bytes = ProposalBatcher.bytesOf(entry);
+    if (bytes > maxWriteBytes) {
+      TableEffects first = entry.tables().get(0);
+      byte[] key = first.mutations().get(0).key();
+      int keys = entry.tables().stream().mapToInt(t -> t.mutations().size()).sum();
+      throw new InvalidArgumentException("value", "the write of key " + Keys.printable(key)
+          + (keys > 1 ? " and " + (keys - 1) + " more" : "") + " to table " + first.table() + " of shard "
+          + spec.name() + " is " + bytes + " bytes of keys and values, above the cluster's largest write of "
+          + maxWriteBytes + " bytes (cluster-max-write-size)");
+    }
   }
 
   /**

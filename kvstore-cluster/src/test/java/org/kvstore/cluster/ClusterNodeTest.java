@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.InvalidArgumentException;
 import org.kvstore.StoreOptions;
 import org.kvstore.cluster.shard.ShardSnapshotFile;
 import org.kvstore.cluster.shard.ShardStateMachine;
@@ -84,6 +85,38 @@ class ClusterNodeTest {
       for (String id : c.ids()) {
         assertThat(c.node(id).shard(0).getEntry(T, b("k29")).version()).isEqualTo(version);
       }
+    }
+  }
+
+  @Test
+  void largeWrite_isReplicatedAndSentToACatchingUpFollower_andOneAboveTheLimitIsRefusedNamingItsKey()
+      throws Exception {
+    long seed = Seeds.seed("ClusterNodeTest.largeWrite");
+    try (TestCluster c = new TestCluster(dir)) {
+      c.maxWriteBytes(8L << 20);
+      c.startAll();
+      ClusterNode leader = c.awaitLeader();
+      String behind = c.ids().stream().filter(id -> !id.equals(leader.nodeId())).findFirst().orElseThrow();
+      c.stop(behind);
+      // Above Ratis' default appender buffer (4 MiB), below this cluster's largest write.
+      byte[] big = new byte[6 << 20];
+      new Random(seed).nextBytes(big);
+      leader.shard(0).put(T, b("big"), big);
+      long index = leader.shard(0).appliedIndex();
+      ClusterNode back = c.start(behind);
+      c.awaitApplied(index);
+      assertThat(back.store().get("s0", T, b("big"))).as("caught-up follower's own table").isEqualTo(big);
+      for (String id : c.ids()) {
+        assertThat(c.node(id).shard(0).get(T, b("big"))).as("node %s", id).isEqualTo(big);
+      }
+
+      byte[] tooBig = new byte[(8 << 20) + 1];
+      assertThatThrownBy(() -> leader.shard(0).put(T, b("huge"), tooBig))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessageContaining("key 'huge'")
+          .hasMessageContaining("table " + T + " of shard s0")
+          .hasMessageContaining((8L << 20) + " bytes (cluster-max-write-size)");
+      assertThat(leader.shard(0).get(T, b("huge"))).isNull();
     }
   }
 

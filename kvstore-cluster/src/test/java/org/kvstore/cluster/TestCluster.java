@@ -32,6 +32,7 @@ final class TestCluster implements AutoCloseable {
   private final Map<String, StoreOptions> storeOptions = new LinkedHashMap<>();
   private long snapshotEntries = ClusterNodeOptions.DEFAULT_SNAPSHOT_ENTRIES;
   private long logSegmentBytes = ClusterNodeOptions.DEFAULT_LOG_SEGMENT_BYTES;
+  private long maxWriteBytes = ClusterNodeOptions.DEFAULT_MAX_WRITE_BYTES;
 
   TestCluster(Path root) throws IOException {
     this(root, 1);
@@ -65,6 +66,11 @@ final class TestCluster implements AutoCloseable {
     logSegmentBytes = segmentBytes;
   }
 
+  /** Takes writes of up to {@code bytes} from the next start on. */
+  void maxWriteBytes(long bytes) {
+    maxWriteBytes = bytes;
+  }
+
   /** The node's data directory (its store and its Raft storage). */
   Path dataDirectory(String id) {
     return root.resolve(id);
@@ -73,7 +79,7 @@ final class TestCluster implements AutoCloseable {
   ClusterNode start(String id) {
     ClusterNodeOptions o = ClusterNodeOptions.of(id, root.resolve(id), layout())
         .withTimeouts(Duration.ofMillis(600), Duration.ofMillis(1200), Duration.ofSeconds(10))
-        .withSnapshotEntries(snapshotEntries).withLogSegmentBytes(logSegmentBytes)
+        .withSnapshotEntries(snapshotEntries).withLogSegmentBytes(logSegmentBytes).withMaxWriteBytes(maxWriteBytes)
         .withStoreOptions(storeOptions.getOrDefault(id, StoreOptions.defaults()));
     ClusterNode n = ClusterNode.start(o);
     nodes.put(id, n);

@@ -300,6 +300,7 @@ public final class KVStoreServer implements AutoCloseable {
         .withTimeouts(election, election.multipliedBy(2), Duration.ofSeconds(10).plus(election.multipliedBy(2)))
         .withSnapshotEntries(config.clusterSnapshotEntries())
         .withBatchWait(config.clusterBatchWait())
+        .withMaxWriteBytes(config.clusterMaxWriteSize())
         .withAckBeforeCommit(config.clusterAckBeforeCommit())
         .withRaftListenAddress(config.clusterRaftListen())
         .withStoreOptions(storeOptions(config));

@@ -197,6 +197,15 @@ public final class ServerConfig {
           + " most this many microseconds until as many writers are queued as the two held (clients that"
           + " wait for each reply come back), so that one Raft entry carries them all; 0 = send at once");
 
+  /** The largest write a cluster shard takes: one Raft entry, sent to each follower in one message. */
+  public static final Setting<Long> CLUSTER_MAX_WRITE_SIZE = Setting.size("cluster-max-write-size", "BYTES",
+      org.kvstore.cluster.ClusterNodeOptions.DEFAULT_MAX_WRITE_BYTES,
+      "the largest write (keys and values of one command) a cluster node takes: one Raft entry, which"
+          + " the leader sends to each follower in one message and holds in memory until it is applied;"
+          + " a larger SET is refused with an error naming its key",
+      Setting.sizeRange(org.kvstore.cluster.ClusterNodeOptions.MIN_MAX_WRITE_BYTES,
+          org.kvstore.cluster.ClusterNodeOptions.MAX_MAX_WRITE_BYTES));
+
   /** How many applied Raft entries make a shard replica take a snapshot (and purge its log). */
   public static final Setting<Integer> CLUSTER_SNAPSHOT_ENTRIES = Setting.integer("cluster-snapshot-entries", "N",
       (int) org.kvstore.cluster.ClusterNodeOptions.DEFAULT_SNAPSHOT_ENTRIES, 100, 100_000_000,
@@ -234,7 +243,7 @@ public final class ServerConfig {
       CLIENT_OUTPUT_SOFT_LIMIT, CLIENT_OUTPUT_SOFT_SECONDS, CLIENT_OUTPUT_TOTAL, BLOCK_CACHE_SIZE,
       WRITE_BUFFER_BUDGET, CHECKPOINT_INTERVAL, CHECKPOINT_LOG_SIZE, THRIFT_MAX_FRAME_SIZE, WARMUP_DURATION,
       CLUSTER_NODE_ID, CLUSTER_NODES, CLUSTER_RAFT_LISTEN, CLUSTER_SHARDS, CLUSTER_ELECTION_TIMEOUT, CLUSTER_SNAPSHOT_ENTRIES, CLUSTER_BATCH_WAIT,
-      CLUSTER_STALE_REPLICA_READS, CLUSTER_ACK_BEFORE_COMMIT);
+      CLUSTER_MAX_WRITE_SIZE, CLUSTER_STALE_REPLICA_READS, CLUSTER_ACK_BEFORE_COMMIT);
 
   private static final Map<String, Setting<?>> BY_KEY = byKey();
 
@@ -286,6 +295,10 @@ public final class ServerConfig {
 
   public java.time.Duration clusterBatchWait() {
     return java.time.Duration.ofNanos(get(CLUSTER_BATCH_WAIT) * 1000L);
+  }
+
+  public long clusterMaxWriteSize() {
+    return get(CLUSTER_MAX_WRITE_SIZE);
   }
 
   public long clusterSnapshotEntries() {

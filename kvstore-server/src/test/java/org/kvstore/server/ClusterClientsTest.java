@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvstore.testkit.Seeds;
 import org.kvstore.cluster.slots.HashSlot;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -281,6 +282,27 @@ class ClusterClientsTest {
       for (int i = 0; i < 12; i++) {
         j.del("{pl}:" + i);
       }
+    }
+  }
+
+  @Test
+  @Order(2)
+  void largeValue_upToTheClusterMaxWriteSize_isStored_andALargerSetGetsAnErrorNamingItsKey() throws Exception {
+    // Above Ratis' default appender buffer (4 MiB), below cluster-max-write-size (16 MiB by default).
+    byte[] value = new byte[6 << 20];
+    new java.util.Random(Seeds.seed("ClusterClientsTest.largeValue")).nextBytes(value);
+    byte[] key = "{lv}:big".getBytes(StandardCharsets.UTF_8);
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(nodeServing("{lv}:big")), 60_000)) {
+      assertThat(j.set(key, value)).isEqualTo("OK");
+      assertThat(j.get(key)).isEqualTo(value);
+      byte[] tooLarge = new byte[(16 << 20) + 1];
+      assertThatThrownBy(() -> j.set("{lv}:huge".getBytes(StandardCharsets.UTF_8), tooLarge))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessageStartingWith("ERR invalid value: the write of key '{lv}:huge' to table")
+          .hasMessageContaining("above the cluster's largest write of 16777216 bytes (cluster-max-write-size)");
+      assertThat(j.exists("{lv}:huge")).isFalse();
+      assertThat(j.strlen(key)).as("the connection still serves").isEqualTo(value.length);
+      j.del(key);
     }
   }
 

@@ -182,7 +182,7 @@ class ServerConfigTest {
     assertThat(cli.execute("--help")).isZero();
     // picocli wraps long descriptions; the text without line breaks is what a reader sees.
     String help = out.toString().replaceAll("\\s+", " ");
-    assertThat(ServerConfig.SETTINGS).hasSize(39);
+    assertThat(ServerConfig.SETTINGS).hasSize(40);
     for (Setting<?> s : ServerConfig.SETTINGS) {
       assertThat(help).as(s.key())
           .contains(s.flag() + "=" + s.paramLabel())

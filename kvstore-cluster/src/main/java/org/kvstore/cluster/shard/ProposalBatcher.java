@@ -45,6 +45,8 @@ import org.kvstore.spi.Mutation;
 public final class ProposalBatcher {
   static final int MAX_IN_FLIGHT = 1;
   static final long MAX_BATCH_BYTES = 1 << 20;
+  /** What {@link #bytesOf} counts per key beyond its key and value bytes (kind, expiry, lengths). */
+  public static final int MUTATION_OVERHEAD = 16;
 
   /** One writer's entry and the future of its batch's Raft index. */
   private record Pending(ShardEntry entry, long bytes, CompletableFuture<Long> index) {}
@@ -145,11 +147,15 @@ public final class ProposalBatcher {
         + " ms; the write may still be committed", e);
   }
 
-  private static long bytesOf(ShardEntry entry) {
+  /**
+   * The size that batching and the largest write go by: its keys' and values' bytes and {@link
+   * #MUTATION_OVERHEAD} per key.
+   */
+  public static long bytesOf(ShardEntry entry) {
     long n = 0;
     for (TableEffects t : entry.tables()) {
       for (Mutation m : t.mutations()) {
-        n += m.key().length + (m.value() == null ? 0 : m.value().length) + 16;
+        n += m.key().length + (m.value() == null ? 0 : m.value().length) + MUTATION_OVERHEAD;
       }
     }
     return n;
