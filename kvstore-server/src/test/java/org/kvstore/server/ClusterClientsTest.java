@@ -308,6 +308,35 @@ class ClusterClientsTest {
 
   @Test
   @Order(2)
+  void http_writeToANodeThatDoesNotLeadTheSlot_isMisdirectedNamingTheLeader_andReadsAnswerOnAnyNode()
+      throws Exception {
+    String key = "http-moved";
+    String serving = nodeServing(key);
+    String other = PORTS.keySet().stream().filter(id -> !id.equals(serving)).findFirst().orElseThrow();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.util.function.IntFunction<java.net.URI> keyUri =
+        port -> java.net.URI.create("http://127.0.0.1:" + port + "/v1/dbs/default/tables/0/keys/" + key);
+    var put = java.net.http.HttpRequest.newBuilder(keyUri.apply(cluster.node(other).httpPort()))
+        .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("v1")).build();
+    var moved = http.send(put, java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(moved.statusCode()).as(moved.body()).isEqualTo(421);
+    var problem = new com.fasterxml.jackson.databind.ObjectMapper().readTree(moved.body());
+    assertThat(problem.get("code").asText()).isEqualTo("moved");
+    assertThat(problem.get("node").asText()).isEqualTo(serving);
+    assertThat(problem.get("endpoint").asText()).isEqualTo("127.0.0.1:" + PORTS.get(serving));
+    assertThat(problem.get("slot").asInt()).isEqualTo(HashSlot.of(key.getBytes(StandardCharsets.UTF_8)));
+
+    var putThere = java.net.http.HttpRequest.newBuilder(keyUri.apply(cluster.node(serving).httpPort()))
+        .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("v1")).build();
+    assertThat(http.send(putThere, java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode()).isBetween(200, 204);
+    var get = java.net.http.HttpRequest.newBuilder(keyUri.apply(cluster.node(other).httpPort())).GET().build();
+    var read = http.send(get, java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(read.statusCode()).as("a linearizable read on a replica").isEqualTo(200);
+    assertThat(read.body()).isEqualTo("v1");
+  }
+
+  @Test
+  @Order(2)
   void plainConnection_getsMovedToTheSlotsNode() {
     String key = "moved-key";
     String serving = nodeServing(key);

@@ -12,9 +12,14 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.kvstore.InvalidArgumentException;
+import org.kvstore.cluster.ClusterDownException;
+import org.kvstore.cluster.CrossSlotException;
+import org.kvstore.cluster.NotLeaderException;
+import org.kvstore.cluster.SlotMovedException;
 import org.kvstore.KVStoreException;
 import org.kvstore.NoSpaceException;
 import org.kvstore.NoSuchDatabaseException;
@@ -229,6 +234,28 @@ final class HttpService {
     }
     if (e instanceof PreconditionFailedException p) {
       return HttpReply.problem(new HttpProblem(ProblemCode.PRECONDITION_FAILED, p.getMessage()));
+    }
+    if (e instanceof SlotMovedException m) {
+      Map<String, Object> members = new LinkedHashMap<>();
+      members.put("slot", m.slot());
+      members.put("node", m.nodeId());
+      if (m.endpoint() != null) {
+        members.put("endpoint", m.endpoint());
+      }
+      return HttpReply.problem(new HttpProblem(ProblemCode.MOVED, ProblemCode.MOVED.status(), m.getMessage(), members,
+          Map.of()));
+    }
+    if (e instanceof NotLeaderException n) {
+      Map<String, Object> members = n.leaderId() == null ? Map.of() : Map.of("node", n.leaderId());
+      return HttpReply.problem(new HttpProblem(ProblemCode.MOVED, ProblemCode.MOVED.status(), n.getMessage(), members,
+          Map.of()));
+    }
+    if (e instanceof ClusterDownException d) {
+      return HttpReply.problem(new HttpProblem(ProblemCode.CLUSTER_DOWN, ProblemCode.CLUSTER_DOWN.status(),
+          d.getMessage(), Map.of("slot", d.slot()), Map.of()));
+    }
+    if (e instanceof CrossSlotException c) {
+      return HttpReply.problem(new HttpProblem(ProblemCode.CROSS_SLOT, c.getMessage()));
     }
     if (e instanceof NoSpaceException n) {
       LOG.warn("HTTP write refused: {}", n.getMessage());

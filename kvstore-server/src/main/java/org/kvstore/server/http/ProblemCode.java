@@ -30,6 +30,12 @@ enum ProblemCode {
   UNAUTHORIZED(HttpResponseStatus.UNAUTHORIZED, "Unauthorized"),
   NOT_READY(HttpResponseStatus.SERVICE_UNAVAILABLE, "Not ready"),
   TOO_MANY_CONNECTIONS(HttpResponseStatus.SERVICE_UNAVAILABLE, "Too many connections"),
+  /** A cluster node was asked to write a hash slot whose shard another node leads (Redis' -MOVED). */
+  MOVED(HttpResponseStatus.MISDIRECTED_REQUEST, "Moved"),
+  /** A cluster node's shard for the key's slot has no leader it can reach (Redis' -CLUSTERDOWN). */
+  CLUSTER_DOWN(HttpResponseStatus.SERVICE_UNAVAILABLE, "Cluster down"),
+  /** A cluster node was asked for keys of several hash slots in one atomic request (Redis' -CROSSSLOT). */
+  CROSS_SLOT(HttpResponseStatus.BAD_REQUEST, "Cross slot"),
   /** The disk is full: writes are refused until space is freed (the store resumes by itself). */
   INSUFFICIENT_STORAGE(HttpResponseStatus.INSUFFICIENT_STORAGE, "Insufficient storage"),
   REQUEST_TIMEOUT(HttpResponseStatus.REQUEST_TIMEOUT, "Request timeout"),
