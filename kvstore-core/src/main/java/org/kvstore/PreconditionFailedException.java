@@ -12,7 +12,7 @@ public final class PreconditionFailedException extends KVStoreException {
 
   public PreconditionFailedException(String table, byte[] key, Precondition expected, Entry current) {
     super("precondition failed in table " + table + " for key "
-        + org.kvstore.internal.Keys.printable(key) + ": expected " + expected + ", found "
+        + org.kvstore.codec.Keys.printable(key) + ": expected " + expected + ", found "
         + (current == null ? "no key" : "version " + current.version()));
     this.key = key.clone();
   }

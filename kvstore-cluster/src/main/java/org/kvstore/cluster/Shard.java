@@ -28,7 +28,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.kvstore.Entry;
 import org.kvstore.InvalidArgumentException;
-import org.kvstore.internal.Keys;
+import org.kvstore.codec.Keys;
 import org.kvstore.OutcomeUnknownException;
 import org.kvstore.cluster.codec.ShardEntry;
 import org.kvstore.cluster.codec.ShardEntryFormat;

@@ -31,6 +31,7 @@ import org.kvstore.Table;
 import org.kvstore.TableInfo;
 import org.kvstore.WriteBatch;
 import org.kvstore.catalog.TableDescriptor;
+import org.kvstore.codec.Keys;
 import org.kvstore.spi.EngineStats;
 import org.kvstore.spi.EngineTable;
 import org.kvstore.spi.Mutation;

@@ -1,4 +1,4 @@
-package org.kvstore.internal;
+package org.kvstore.codec;
 
 /**
  * Renders binary keys for error messages: printable ASCII as is, other bytes as {@code \xNN}, cut
