@@ -206,6 +206,71 @@ class ClusterClientsTest {
     assertThat(barriers).as("read barriers for %d pipelined GETs this node served", local).isLessThan(local / 2);
   }
 
+  @Test
+  @Order(2)
+  void pipelinedMgetsAndExists_readTogetherWithGets_andEachGetsItsOwnRedirectOrCrossSlotError()
+      throws Exception {
+    String node = nodeServing("pm:0");
+    // Hash tags this node serves, each with keys a and b written (c never is).
+    List<String> tags = new ArrayList<>();
+    try (JedisCluster jc = new JedisCluster(seeds())) {
+      for (int i = 0; tags.size() < 12 && i < 1000; i++) {
+        String tag = "{pm" + i + "}";
+        if (nodeServing(tag + "a").equals(node)) {
+          tags.add(tag);
+          jc.set(tag + "a", "A" + i);
+          jc.set(tag + "b", "B" + i);
+        }
+      }
+    }
+    assertThat(tags).hasSize(12);
+    String elsewhere = null;
+    for (int i = 0; elsewhere == null; i++) {
+      if (!nodeServing("{pmx" + i + "}a").equals(node)) {
+        elsewhere = "{pmx" + i + "}";
+      }
+    }
+    long before = readBarriers(node);
+    List<Object> replies;
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node))) {
+      redis.clients.jedis.Pipeline p = j.pipelined();
+      for (String t : tags) {
+        p.mget(t + "a", t + "c", t + "b");
+        p.exists(t + "a", t + "a", t + "c");
+        p.get(t + "b");
+      }
+      p.mget(elsewhere + "a", elsewhere + "b");
+      p.mget(tags.get(0) + "a", crossSlotPartner(tags) + "a");
+      p.exists(tags.get(0) + "a");
+      replies = p.syncAndReturnAll();
+    }
+    long barriers = readBarriers(node) - before;
+    for (int t = 0; t < tags.size(); t++) {
+      String i = tags.get(t).substring(3, tags.get(t).length() - 1);
+      assertThat(replies.get(3 * t)).as("MGET %s", tags.get(t)).isEqualTo(java.util.Arrays.asList("A" + i, null, "B" + i));
+      assertThat(replies.get(3 * t + 1)).as("EXISTS %s", tags.get(t)).isEqualTo(2L);
+      assertThat(replies.get(3 * t + 2)).as("GET %s", tags.get(t)).isEqualTo("B" + i);
+    }
+    int at = 3 * tags.size();
+    assertThat(replies.get(at)).isInstanceOf(JedisDataException.class);
+    assertThat(((JedisDataException) replies.get(at)).getMessage()).isEqualTo("MOVED "
+        + HashSlot.of((elsewhere + "a").getBytes(StandardCharsets.UTF_8)) + " 127.0.0.1:"
+        + PORTS.get(nodeServing(elsewhere + "a")));
+    assertThat(replies.get(at + 1)).isInstanceOf(JedisDataException.class);
+    assertThat(((JedisDataException) replies.get(at + 1)).getMessage())
+        .isEqualTo("CROSSSLOT Keys in request don't hash to the same slot");
+    assertThat(replies.get(at + 2)).as("EXISTS of one key (Jedis answers a Boolean)").isEqualTo(true);
+    // One command at a time would take one barrier each (37 here); a run takes one per shard.
+    assertThat(barriers).as("read barriers for %d pipelined reads", 3 * tags.size() + 1).isLessThan(10);
+  }
+
+  /** A tag of {@code tags} whose key "a" is in another slot than the first tag's. */
+  private static String crossSlotPartner(List<String> tags) {
+    int first = HashSlot.of((tags.get(0) + "a").getBytes(StandardCharsets.UTF_8));
+    return tags.stream().filter(t -> HashSlot.of((t + "a").getBytes(StandardCharsets.UTF_8)) != first)
+        .findFirst().orElseThrow();
+  }
+
   /** The commit index of shard {@code shard} on {@code node} ({@code /metrics}). */
   private static long commitIndex(String node, String shard) throws Exception {
     java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();

@@ -64,6 +64,7 @@ public final class RespCommandExecutor {
   private final RespCommandSpec set;
   private final RespCommandSpec get;
   private final RespCommandSpec mget;
+  private final RespCommandSpec exists;
   private final RespCommandSpec exec;
 
   public RespCommandExecutor(Keyspace keyspace, ServerSettings settings) {
@@ -92,6 +93,7 @@ public final class RespCommandExecutor {
     this.set = commands.get("set");
     this.get = commands.get("get");
     this.mget = commands.get("mget");
+    this.exists = commands.get("exists");
     this.exec = commands.get("exec");
   }
 
@@ -202,22 +204,29 @@ public final class RespCommandExecutor {
   }
 
   /**
-   * Whether {@code request} is a plain {@code GET key} that a cluster node may read together with
-   * the plain GETs after it ({@link #executeClusterGets}): one read barrier per shard for the run
-   * rather than one per GET. Not for a {@code READONLY} connection, whose GETs may read a replica
-   * each its own way, nor inside {@code MULTI}.
+   * Whether {@code request} is a read a cluster node may run together with the reads after it
+   * ({@link #executeClusterGets}): a plain {@code GET key}, an {@code MGET} (not one so large that
+   * it streams its reply) or an {@code EXISTS}; one read barrier per shard for the run rather than
+   * one per command. Not for a {@code READONLY} connection, whose reads may read a replica each its
+   * own way, nor inside {@code MULTI}.
    */
   boolean clusterBatchableGet(RespSession session, RespRequest request) {
     return keyspace.cluster() != null && session.authenticated() && session.transaction() == null
-        && !session.clusterReadOnly() && isPlainGet(request);
+        && !session.clusterReadOnly() && (isPlainGet(request) || isKeysRead(request));
+  }
+
+  /** An {@code MGET} or {@code EXISTS} of one key or more that {@link #multiGet} answers. */
+  private boolean isKeysRead(RespRequest r) {
+    return (r.spec() == mget || r.spec() == exists) && r.size() >= 2 && !isLargeMget(r);
   }
 
   /**
-   * A pipelined run of plain GETs on a cluster node, in order: each GET's slot is checked as
-   * {@link #execute} does ({@code MOVED}, {@code CLUSTERDOWN}), then the GETs that may run here
-   * are read with one multi-get, which takes one read barrier per shard
+   * A pipelined run of reads ({@link #clusterBatchableGet}) on a cluster node, in order: each
+   * command's slot is checked as {@link #execute} does ({@code MOVED}, {@code CLUSTERDOWN},
+   * {@code CROSSSLOT}), then the keys of the commands that may run here are read with one
+   * multi-get, which takes one read barrier per shard
    * ({@link org.kvstore.cluster.ShardedTable#multiGetReadOnly}); linearizable as a whole, so each
-   * GET is. Never throws.
+   * command is. Never throws.
    */
   List<RespMessage> executeClusterGets(RespSession session, List<RespRequest> gets) {
     RespMessage[] out = new RespMessage[gets.size()];
@@ -225,11 +234,11 @@ public final class RespCommandExecutor {
     List<Integer> positions = new ArrayList<>(gets.size());
     for (int i = 0; i < gets.size(); i++) {
       RespRequest r = gets.get(i);
-      String refused = route(session, get, r);
+      String refused = route(session, r.spec(), r);
       if (refused != null) {
         clients.commandProcessed(1);
-        session.touched("get");
-        out[i] = rejected(stats.slot(get, r), refused);
+        session.touched(r.spec().name());
+        out[i] = rejected(stats.slot(r.spec(), r), refused);
       } else {
         routed.add(r);
         positions.add(i);
@@ -604,30 +613,67 @@ public final class RespCommandExecutor {
     return r.spec() == get && r.size() == 2;
   }
 
-  private void multiGet(RespSession session, List<RespRequest> gets, List<RespMessage> out) {
-    clients.commandProcessed(gets.size());
-    session.touched("get");
-    byte[][] keys = new byte[gets.size()][];
-    for (int i = 0; i < keys.length; i++) {
-      keys[i] = gets.get(i).arg(1);
+  /**
+   * Answers {@code reads} (plain GETs, and on a cluster node MGETs and EXISTSes: {@link
+   * #clusterBatchableGet}) with one multi-get of all their keys, in order.
+   */
+  private void multiGet(RespSession session, List<RespRequest> reads, List<RespMessage> out) {
+    clients.commandProcessed(reads.size());
+    session.touched(reads.get(reads.size() - 1).spec().name());
+    int n = 0;
+    for (RespRequest r : reads) {
+      n += r.size() - 1;
     }
-    byte[][] values = new byte[keys.length][];
+    byte[][] keys = new byte[n][];
+    int k = 0;
+    for (RespRequest r : reads) {
+      for (int a = 1; a < r.size(); a++) {
+        keys[k++] = r.arg(a);
+      }
+    }
+    byte[][] values = new byte[n][];
     long start = System.nanoTime();
     try {
       session.table(keyspace).multiGetReadOnly(keys, values);
     } catch (KVStoreException | IllegalArgumentException e) {
       if (e instanceof NoSuchTableException) {
-        session.invalidateTable(); // the GETs below resolve the table again
+        session.invalidateTable(); // the commands below resolve the table again
       }
-      // Each GET again, alone: only the one at fault gets the error (mapped by RespErrors).
-      for (RespRequest r : gets) {
-        out.add(invoke(session, get, r));
+      // Each command again, alone: only the one at fault gets the error (mapped by RespErrors).
+      for (RespRequest r : reads) {
+        out.add(invoke(session, r.spec(), r));
       }
       return;
     }
-    stats.called(get.id(), keys.length, System.nanoTime() - start);
-    for (byte[] v : values) {
-      out.add(RespMessage.bulkOrNull(v));
+    long elapsed = System.nanoTime() - start;
+    int gets = 0;
+    k = 0;
+    for (RespRequest r : reads) {
+      int m = r.size() - 1;
+      if (r.spec() == get) {
+        gets++;
+        out.add(RespMessage.bulkOrNull(values[k]));
+        k++;
+        continue;
+      }
+      stats.called(r.spec().id(), 1, elapsed * m / n);
+      if (r.spec() == exists) {
+        int found = 0;
+        for (int i = k; i < k + m; i++) {
+          found += values[i] == null ? 0 : 1;
+        }
+        out.add(RespMessage.integer(found));
+      } else {
+        List<RespMessage> items = new ArrayList<>(m);
+        for (int i = k; i < k + m; i++) {
+          items.add(RespMessage.bulkOrNull(values[i]));
+        }
+        out.add(new RespMessage.ArrayReply(items));
+      }
+      k += m;
+    }
+    if (gets > 0) {
+      stats.called(get.id(), gets, elapsed * gets / n);
     }
   }
 
