@@ -325,6 +325,56 @@ class ClusterClientsTest {
 
   @Test
   @Order(2)
+  void pipelinedSetsWithExpiry_writeOneRaftEntryPerShardAndRun_withTheirExpiries() throws Exception {
+    String node = nodeServing("pe:0");
+    int slot0 = HashSlot.of("pe:0".getBytes(StandardCharsets.UTF_8));
+    String shard = slot0 <= 5460 ? "s0" : slot0 <= 10922 ? "s1" : "s2";
+    List<String> local = new ArrayList<>();
+    for (int i = 0; local.size() < 40; i++) {
+      String key = "pe:" + i;
+      int slot = HashSlot.of(key.getBytes(StandardCharsets.UTF_8));
+      if (nodeServing(key).equals(node) && (slot <= 5460 ? "s0" : slot <= 10922 ? "s1" : "s2").equals(shard)) {
+        local.add(key);
+      }
+    }
+    long before = commitIndex(node, shard);
+    List<Object> replies;
+    long exat = System.currentTimeMillis() / 1000 + 500;
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node))) {
+      redis.clients.jedis.Pipeline p = j.pipelined();
+      for (int i = 0; i < local.size(); i++) {
+        String key = local.get(i);
+        switch (i % 4) {
+          case 0 -> p.set(key, "v" + i, redis.clients.jedis.params.SetParams.setParams().ex(100));
+          case 1 -> p.set(key, "v" + i, redis.clients.jedis.params.SetParams.setParams().px(200_000));
+          case 2 -> p.set(key, "v" + i, redis.clients.jedis.params.SetParams.setParams().exAt(exat));
+          default -> p.set(key, "v" + i);
+        }
+      }
+      replies = p.syncAndReturnAll();
+    }
+    long entries = commitIndex(node, shard) - before;
+    assertThat(replies).as("every SET acknowledged").containsOnly("OK");
+    try (Jedis j = new Jedis("127.0.0.1", PORTS.get(node))) {
+      for (int i = 0; i < local.size(); i++) {
+        String key = local.get(i);
+        assertThat(j.get(key)).as(key).isEqualTo("v" + i);
+        long ttl = j.ttl(key);
+        switch (i % 4) {
+          case 0 -> assertThat(ttl).as("TTL of %s (EX 100)", key).isBetween(90L, 100L);
+          case 1 -> assertThat(ttl).as("TTL of %s (PX 200000)", key).isBetween(190L, 200L);
+          case 2 -> assertThat(ttl).as("TTL of %s (EXAT now + 500)", key).isBetween(490L, 500L);
+          default -> assertThat(ttl).as("TTL of %s (no expiry)", key).isEqualTo(-1L);
+        }
+      }
+    }
+    // One SET at a time would be one Raft entry each; a run of them is one entry per shard.
+    assertThat(entries).as("Raft entries of shard %s for %d pipelined SETs", shard, local.size())
+        .isLessThan(local.size() / 2);
+  }
+
+  @Test
+  @Order(2)
   void pipelinedLargeSets_areCutIntoRunsOfAtMostOneMebibyte() throws Exception {
     // A run of SETs of a shard is one Raft entry, so the run is cut at 1 MiB of requests: 12 SETs
     // of 512 KiB to one slot go as one entry each (not as one 6 MiB entry).

@@ -255,16 +255,18 @@ public final class RespCommandExecutor {
   }
 
   /**
-   * Whether {@code request} is a plain {@code SET key value} that a cluster node may write together
-   * with the plain SETs after it ({@link #executeClusterSetsAsync}). Not inside {@code MULTI}.
+   * Whether {@code request} is a {@code SET key value}, or one with an expiry ({@code EX}, {@code PX},
+   * {@code EXAT}, {@code PXAT}; {@link #isCoalescableSet}, which fixes its absolute expiry now),
+   * that a cluster node may write together with the SETs after it ({@link
+   * #executeClusterSetsAsync}). Not inside {@code MULTI}.
    */
   boolean clusterBatchableSet(RespSession session, RespRequest request) {
     return keyspace.cluster() != null && session.authenticated() && session.transaction() == null
-        && isPlainSet(request);
+        && isCoalescableSet(request);
   }
 
   /**
-   * A run of plain SETs on a cluster node (one, or pipelined), without a worker where it can be: the SETs are grouped by shard,
+   * A run of SETs ({@link #clusterBatchableSet}) on a cluster node (one, or pipelined), without a worker where it can be: the SETs are grouped by shard,
    * and a group whose shard this node leads, with its keys' latches free, is proposed from the
    * calling event loop and answered when its entry is applied ({@link
    * org.kvstore.cluster.ShardedTable#tryWriteAsync}); any other group (another node leads it, an
@@ -315,7 +317,7 @@ public final class RespCommandExecutor {
       org.kvstore.cluster.ShardedTable cluster, Executor workers) {
     WriteBatch batch = new WriteBatch();
     for (RespRequest r : group) {
-      batch.put(r.arg(1), r.arg(2));
+      batch.put(r.arg(1), r.arg(2), r.putOptions());
     }
     long start = System.nanoTime();
     CompletableFuture<Void> written;
@@ -377,7 +379,7 @@ public final class RespCommandExecutor {
     for (List<Integer> group : byShard.values()) {
       WriteBatch batch = new WriteBatch();
       for (int i : group) {
-        batch.put(sets.get(i).arg(1), sets.get(i).arg(2));
+        batch.put(sets.get(i).arg(1), sets.get(i).arg(2), sets.get(i).putOptions());
       }
       long start = System.nanoTime();
       try {

@@ -288,7 +288,7 @@ public final class RespCommandHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A cluster node's plain SETs (one, or a pipelined run): proposed from this event loop where the
+   * A cluster node's SETs without conditions (one, or a pipelined run): proposed from this event loop where the
    * shard's leader is here and the keys' latches are free, else on a worker
    * ({@link RespCommandExecutor#executeClusterSetsAsync}); the connection stays busy until the
    * replies come back through {@link #completed}. A write waits for no worker: a waiting worker
