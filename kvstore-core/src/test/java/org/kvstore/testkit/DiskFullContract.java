@@ -58,6 +58,8 @@ public abstract class DiskFullContract {
   static final Duration RESUME_WITHIN = Duration.ofSeconds(6);
   private static final int WRITERS = 3;
   private static final int KEYS_PER_WRITER = 200;
+  /** How many failed writes per key {@link KeyState#failed} remembers for the report. */
+  private static final int FAILED_KEPT = 64;
 
   @TempDir Path tmp;
 
@@ -85,8 +87,18 @@ public abstract class DiskFullContract {
   private static final class KeyState {
     byte[] acked;
     final Set<String> maybe = new HashSet<>();
-    /** Tags of writes the client was told failed, with what it was told. */
-    final Map<String, String> failed = new java.util.HashMap<>();
+    /**
+     * Tags of the key's latest {@link #FAILED_KEPT} writes the client was told failed, with what it
+     * was told: only for the report, since a value that is neither acknowledged nor of unknown
+     * outcome fails the check anyway. Bounded, because writers refused at once by a full disk keep
+     * writing and make millions of them in a round.
+     */
+    final Map<String, String> failed = new java.util.LinkedHashMap<>() {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+        return size() > FAILED_KEPT;
+      }
+    };
   }
 
   private final Map<String, KeyState> model = new ConcurrentHashMap<>();
