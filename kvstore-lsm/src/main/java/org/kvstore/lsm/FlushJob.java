@@ -68,7 +68,7 @@ final class FlushJob {
         }
         w.add(k, hash, c.seqNum(), kind, value, c.version(), expiresAt);
         if (fillRows && c.keyRead()) {
-          // The memtable's arrays are never changed, and row cache values are copied on the way out.
+          // The memtable's key array is never changed; the row cache copies the value.
           cache.putRow(fileNum, hash, k, new Lookup(c.seqNum(), kind, value, c.version(), expiresAt));
         }
       }

@@ -64,6 +64,11 @@ public final class LsmEngine implements TableEngine {
     return budget;
   }
 
+  /** The cache this engine's tables share, or {@code null} before the first such table opens. */
+  synchronized SharedBlockCache sharedBlockCache() {
+    return sharedCache;
+  }
+
   private synchronized WriteBufferBudget budget(long bytes) {
     if (budget == null) {
       budget = new WriteBufferBudget(bytes);

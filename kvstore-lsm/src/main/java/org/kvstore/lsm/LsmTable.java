@@ -409,7 +409,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
         }
         l = pinned == s ? null : memTableEntry(pinned, key);
         if (l == null) {
-          l = sstableLookup(v, key, false);
+          l = sstableLookup(v, key);
         }
       } finally {
         pins.exit(slot, v);
@@ -434,11 +434,11 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
    * The newest entry of {@code key} in the SSTables of {@code v} (pinned by the caller): level-0
    * files newest first, then one file per level; {@code null} when none holds it.
    */
-  private Lookup sstableLookup(Version v, byte[] key, boolean readOnly) throws IOException {
+  private Lookup sstableLookup(Version v, byte[] key) throws IOException {
     long hash = BloomFormat.hash(key);
     for (FileMetadata f : v.files(0)) {
       if (f.covers(key)) {
-        Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
+        Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM);
         if (l != null) {
           return l;
         }
@@ -447,7 +447,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     for (int level = 1; level < v.levelCount(); level++) {
       FileMetadata f = v.findFile(level, key);
       if (f != null) {
-        Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM, readOnly);
+        Lookup l = f.reader(files, cache).get(key, hash, InternalKey.MAX_SEQ_NUM);
         if (l != null) {
           return l;
         }
@@ -486,9 +486,9 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   }
 
   /**
-   * A point read of the newest value; {@code readOnly}: the value may be the memtable's or the row
-   * cache's array, otherwise it is the caller's own (copied only where it is shared: a value read
-   * from a block and not cached is fresh). A memtable hit takes no reference on the version; a read
+   * A point read of the newest value; {@code readOnly}: the value may be the memtable's array,
+   * otherwise it is the caller's own (copied only where it is shared: a value read from a block or
+   * the row cache is fresh). A memtable hit takes no reference on the version; a read
    * that goes on to the SSTables pins the current version through this thread's cached pin
    * ({@link ReadPins}: no shared counter written by every read), and looks in its memtables again
    * if the super version changed meanwhile.
@@ -514,7 +514,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
       if (e != null) {
         return e == MemTable.DELETED ? null : readOnly ? e : e.clone();
       }
-      Lookup l = sstableLookup(v, key, readOnly);
+      Lookup l = sstableLookup(v, key);
       if (l == null || l.kind() != ValueKind.PUT) {
         return null;
       }

@@ -114,6 +114,6 @@ final class TableFiles implements AutoCloseable {
   @Override
   public void close() {
     files.close();
-    cache.evictAll();
+    cache.close();
   }
 }

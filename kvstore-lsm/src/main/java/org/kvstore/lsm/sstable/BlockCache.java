@@ -29,6 +29,7 @@ public final class BlockCache {
     this.shared = shared;
     this.salt = salt;
     this.cacheRows = cacheRows && shared.capacityBytes() > 0;
+    shared.viewOpened();
   }
 
   /** A view of a new cache of {@code capacityBytes} used by nobody else. */
@@ -48,7 +49,7 @@ public final class BlockCache {
 
   /**
    * The cached newest entry of {@code userKey} in file {@code fileNum}, or {@code null}; counts a
-   * row hit or miss. The returned value array belongs to the cache: copy it before handing it out.
+   * row hit or miss. The value array is a copy, the caller's own.
    */
   public Lookup getRow(long fileNum, long keyHash, byte[] userKey) {
     Lookup r = shared.getRow(this, fileNum, keyHash, userKey);
@@ -62,7 +63,7 @@ public final class BlockCache {
 
   /** Whether the row of {@code userKey} in file {@code fileNum} is cached; counts nothing. */
   public boolean hasRow(long fileNum, long keyHash, byte[] userKey) {
-    return shared.getRow(this, fileNum, keyHash, userKey) != null;
+    return shared.hasRow(this, fileNum, keyHash, userKey);
   }
 
   /**
@@ -74,22 +75,25 @@ public final class BlockCache {
   }
 
   /**
-   * Puts the newest entry of {@code userKey} in file {@code fileNum}. The arrays are kept, not
-   * copied: the caller hands them over and must not change them.
+   * Puts the newest entry of {@code userKey} in file {@code fileNum}. The value is copied into the
+   * cache's memory; the key array is kept: the caller hands it over and must not change it.
    */
   public void putRow(long fileNum, long keyHash, byte[] userKey, Lookup row) {
     shared.putRow(this, fileNum, keyHash, userKey, row);
   }
 
-  /** The cached block, or {@code null}; counts a hit or a miss. */
-  public Block get(long fileNum, long offset) {
-    Block b = shared.get(this, fileNum, offset);
-    if (b == null) {
+  /**
+   * Copies the cached block into {@code into} and returns its length, or returns -1 when it is not
+   * cached; counts a hit or a miss.
+   */
+  public int get(long fileNum, long offset, BlockBuffer into) {
+    int len = shared.copyBlock(this, fileNum, offset, into);
+    if (len < 0) {
       misses.increment();
     } else {
       hits.increment();
     }
-    return b;
+    return len;
   }
 
   /** Whether a block just read from the file should be put in the cache ({@link SharedBlockCache#admit}). */
@@ -97,9 +101,12 @@ public final class BlockCache {
     return shared.admit(this, fileNum, offset);
   }
 
-  /** Puts (or replaces) a block, evicting others by CLOCK when the shared memory is full. */
-  public void put(long fileNum, long offset, Block block) {
-    shared.put(this, fileNum, offset, block);
+  /**
+   * Puts (or replaces) the block {@code contents[0, length)}, copying it into the cache's memory,
+   * evicting others when the shared memory is full ({@link SharedBlockCache}).
+   */
+  public void put(long fileNum, long offset, byte[] contents, int length) {
+    shared.put(this, fileNum, offset, contents, length);
   }
 
   /** Drops every block and row of {@code fileNum} (after the file is deleted or abandoned). */
@@ -114,9 +121,17 @@ public final class BlockCache {
     shared.evictFiles(this, sorted);
   }
 
-  /** Drops every block and row of this view (its table is closing). */
+  /** Drops every block and row of this view. */
   public void evictAll() {
     shared.evictView(this);
+  }
+
+  /**
+   * Drops every block and row of this view, whose table is closing; the last view of a cache to
+   * close lets its memory go. Call once.
+   */
+  public void close() {
+    shared.closeView(this);
   }
 
   /** The bytes held for blocks and rows of {@code fileNum}. */

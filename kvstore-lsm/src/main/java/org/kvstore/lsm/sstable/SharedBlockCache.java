@@ -1,10 +1,13 @@
 package org.kvstore.lsm.sstable;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 import org.kvstore.lsm.key.Lookup;
+import org.kvstore.lsm.key.ValueKind;
 
 /**
  * The memory of the block cache: decoded data blocks, and the rows point reads found in them (a
@@ -14,38 +17,61 @@ import org.kvstore.lsm.key.Lookup;
  * table given its own {@code block.cache.size} has one of its own. A block is keyed by its table's
  * view, file number and offset, so two tables' files with the same number never meet. A row is
  * keyed by its table's view, file number and user key: the newest entry of that key in that file,
- * which never changes (files are immutable), so no write has to invalidate it; a hot key read after
- * its memtable was flushed costs one probe here instead of an index search, a block probe and a
- * search in the block. Rows and blocks compete for the same memory under the same CLOCK hand.
+ * which never changes (files are immutable), so no write has to invalidate it.
  *
- * <p>Sharded 16 ways so concurrent inserts rarely meet on one lock; lookups take none. Each shard
- * is an open-addressing hash table (linear probing, one immutable entry object per block, no
- * per-lookup allocation) whose slots double as a generalized CLOCK ring: a hit only raises the
- * slot's use count (saturating at {@value #MAX_USES}), and the eviction hand lowers counts and
- * evicts the first slot whose count is already zero. An LRU list would relink two neighbouring
- * entries on every hit, touching three more cache lines per lookup; CLOCK approximates LRU with
- * none, and the counts keep a block read many times through more sweeps than one read once.
- * Eviction is global over the views: a table whose blocks are read more keeps more of the memory.
+ * <p><b>Memory outside the collected heap.</b> Block contents and row values live in direct
+ * memory, in fixed-size regions allocated as needed up to the capacity, never more; only a small
+ * index entry per block or row is a heap object. A cache that turns over (flushes and compactions
+ * fill it, their inputs' blocks leave it) therefore makes no old-generation garbage for the
+ * collector to copy or compact. A reader gets a copy: {@link #copyBlock} copies the block into the
+ * reader's {@link BlockBuffer}, {@link #getRow} the value into a new array.
  *
- * <p>Admission: once the cache is full, a block read by a point lookup or a scan is admitted only
- * when it was asked for before within the recent window ({@link #admit}, a "doorkeeper" bit set as
- * in TinyLFU). A stream of reads over data much larger than the cache would otherwise replace a
- * cached block on nearly every read: each replacement an allocation that survives young
- * collections and then dies in the old generation, which is what made get latency tails long.
+ * <p><b>Placement and eviction.</b> The cache is split into shards (up to 16, fewer for small
+ * caches), each with its own regions written in turn, as a log: a block or row is appended to the
+ * shard's current region, and when it is full the shard takes the oldest region back. Taking a
+ * region back is the CLOCK hand's sweep: each live entry in it that was read since it was placed
+ * (its use count, raised by hits up to {@value #MAX_USES}, is above zero) is moved to the front of
+ * the region with its count lowered by one; the others are evicted. Entries read often survive
+ * many sweeps; a stream read once passes through. A block larger than a region is not cached.
  *
- * <p>Thread safety: thread-safe. Lookups take no lock (see {@link Shard}); changes to a shard's
- * table are guarded by the shard's monitor, and no I/O happens under it. The doorkeeper bits are
- * written without a lock: a lost update only admits or rejects one block wrongly.
+ * <p><b>Lookups take no lock.</b> Each shard's index is an open-addressing hash table (linear
+ * probing, immutable entries, no per-lookup allocation). An entry names its region, position and
+ * the region's generation when it was written there; taking a region back raises the generation
+ * before anything in it is overwritten. A reader checks the generation before and after its copy
+ * (a sequence lock): a copy that raced with the region's reuse is discarded as a miss, which reads
+ * the file. Region memory is never freed while an entry can name it: a cache dropped by its last
+ * view leaves its regions to the collector, which frees their direct memory once no reader holds
+ * one.
+ *
+ * <p><b>Admission</b>: once the cache is full, a block read by a point lookup or a scan is admitted
+ * only when it was asked for before within the recent window ({@link #admit}, a "doorkeeper" bit
+ * set as in TinyLFU), so a stream of reads over data much larger than the cache does not replace a
+ * cached block on nearly every read.
+ *
+ * <p>Thread safety: thread-safe. Lookups take no lock (above); changes to a shard (its index, its
+ * regions' contents and write positions) are guarded by the shard's monitor, and no file I/O
+ * happens under it. The doorkeeper bits are written without a lock: a lost update only admits or
+ * rejects one block wrongly.
  */
 public final class SharedBlockCache {
-  private static final int SHARDS = 16;
+  private static final int MAX_SHARDS = 16;
+  /** Bytes per shard below which the cache has fewer shards (at least one). */
+  private static final long MIN_SHARD_BYTES = 4L << 20;
+  private static final int MAX_REGION_BYTES = 1 << 20;
+  private static final int MIN_REGION_BYTES = 8 << 10;
   private static final int MAX_USES = 3;
-  private final Shard[] shards = new Shard[SHARDS];
+  /** Direct memory held by the regions of every cache in this JVM. */
+  private static final AtomicLong OFF_HEAP_BYTES = new AtomicLong();
+
+  private final Shard[] shards;
+  private final int shardMask;
   private final long capacityBytes;
   private final long[] doorkeeper;
   private final int doorkeeperMask;
   private final AtomicLong doorkeeperAdds = new AtomicLong();
   private final AtomicLong views = new AtomicLong();
+  /** Views made and not yet closed; the regions are dropped when it falls to zero. */
+  private final AtomicLong openViews = new AtomicLong();
 
   public SharedBlockCache(long capacityBytes) {
     if (capacityBytes < 0) {
@@ -56,14 +82,17 @@ public final class SharedBlockCache {
     long bits = Long.highestOneBit(Math.max(1L << 16, Math.min(1L << 23, capacityBytes / 512)));
     this.doorkeeper = new long[(int) (bits >>> 6)];
     this.doorkeeperMask = (int) bits - 1;
-    for (int i = 0; i < SHARDS; i++) {
-      shards[i] = new Shard(Math.max(1, capacityBytes / SHARDS));
+    int n = (int) Long.highestOneBit(Math.max(1, Math.min(MAX_SHARDS, capacityBytes / MIN_SHARD_BYTES)));
+    this.shards = new Shard[n];
+    this.shardMask = n - 1;
+    for (int i = 0; i < n; i++) {
+      shards[i] = new Shard(capacityBytes / n);
     }
   }
 
   /**
    * A new view for one table: its blocks (and rows, when {@code cacheRows}), hit and miss counts,
-   * and bytes held.
+   * and bytes held. The table closes it ({@link BlockCache#close}) when it closes.
    */
   public BlockCache newView(boolean cacheRows) {
     return new BlockCache(this, views.incrementAndGet() * 0xD6E8FEB86659FD93L, cacheRows);
@@ -71,6 +100,16 @@ public final class SharedBlockCache {
 
   public long capacityBytes() {
     return capacityBytes;
+  }
+
+  /** The direct memory held by the regions of every block cache in this JVM, in bytes. */
+  public static long offHeapBytesAllocated() {
+    return OFF_HEAP_BYTES.get();
+  }
+
+  /** The direct memory this cache's regions hold, in bytes: at most {@link #capacityBytes()}. */
+  public long offHeapBytes() {
+    return sumOverShards(s -> s.allocatedBytes);
   }
 
   /** A well-mixed 64-bit hash of a block's address; shard and slot come from different bits. */
@@ -81,24 +120,53 @@ public final class SharedBlockCache {
   }
 
   private Shard shard(long h) {
-    return shards[(int) (h >>> 60)];
-  }
-
-  /** The cached block, or {@code null}. Lock-free. */
-  Block get(BlockCache view, long fileNum, long offset) {
-    long h = hash(view, fileNum, offset);
-    return (Block) shard(h).get(h, view, fileNum, offset, null);
+    return shards[(int) (h >>> 60) & shardMask];
   }
 
   /**
-   * The cached newest entry of {@code userKey} in file {@code fileNum}, or {@code null}. The
-   * caller must not change the returned value array. Lock-free.
+   * Copies the cached block into {@code into} and returns its length, or returns -1 when it is not
+   * cached (or was being replaced while copied). Lock-free.
+   */
+  int copyBlock(BlockCache view, long fileNum, long offset, BlockBuffer into) {
+    long h = hash(view, fileNum, offset);
+    Entry e = shard(h).find(h, view, fileNum, offset, null);
+    if (e == null) {
+      return -1;
+    }
+    Region r = e.region;
+    if (r.generation != e.generation) {
+      return -1;
+    }
+    byte[] dst = into.ensure(e.len);
+    r.memory.get(e.pos, dst, 0, e.len);
+    return r.stillHolds(e) ? e.len : -1;
+  }
+
+  /**
+   * The cached newest entry of {@code userKey} in file {@code fileNum} with a value array of its
+   * own, or {@code null}. Lock-free.
    *
    * @param keyHash the key's 64-bit hash ({@code BloomFormat.hash})
    */
   Lookup getRow(BlockCache view, long fileNum, long keyHash, byte[] userKey) {
     long h = hash(view, fileNum, keyHash);
-    return (Lookup) shard(h).get(h, view, fileNum, keyHash, userKey);
+    Entry e = shard(h).find(h, view, fileNum, keyHash, userKey);
+    if (e == null) {
+      return null;
+    }
+    Region r = e.region;
+    if (r.generation != e.generation) {
+      return null;
+    }
+    byte[] value = new byte[e.len];
+    r.memory.get(e.pos, value, 0, e.len);
+    return r.stillHolds(e) ? new Lookup(e.seqNum, e.kind, value, e.version, e.expiresAt) : null;
+  }
+
+  /** Whether the row of {@code userKey} in file {@code fileNum} is cached. Lock-free. */
+  boolean hasRow(BlockCache view, long fileNum, long keyHash, byte[] userKey) {
+    long h = hash(view, fileNum, keyHash);
+    return shard(h).find(h, view, fileNum, keyHash, userKey) != null;
   }
 
   /**
@@ -141,29 +209,33 @@ public final class SharedBlockCache {
   }
 
   /**
-   * Puts (or replaces) a block; evicts blocks (of any view) by CLOCK until the shard is within its
-   * capacity. A cache of capacity 0 holds nothing.
+   * Puts (or replaces) the block {@code contents[0, length)}, copying it; taking regions back as
+   * the shard needs room. A cache of capacity 0 holds nothing, and a block larger than a region is
+   * not cached.
    */
-  void put(BlockCache view, long fileNum, long offset, Block block) {
-    put(new Entry(hash(view, fileNum, offset), view, fileNum, offset, null, block, block.memoryBytes()));
-  }
-
-  /**
-   * Puts (or replaces) a row: the newest entry of {@code userKey} in file {@code fileNum}. Both
-   * arrays are kept, not copied; neither may change afterwards.
-   */
-  void putRow(BlockCache view, long fileNum, long keyHash, byte[] userKey, Lookup row) {
-    long bytes = ROW_OVERHEAD + userKey.length + row.value().length;
-    put(new Entry(hash(view, fileNum, keyHash), view, fileNum, keyHash, userKey, row, bytes));
-  }
-
-  private void put(Entry e) {
+  void put(BlockCache view, long fileNum, long offset, byte[] contents, int length) {
     if (capacityBytes <= 0) {
       return;
     }
-    Shard s = shard(e.hash);
+    long h = hash(view, fileNum, offset);
+    Shard s = shard(h);
     synchronized (s) {
-      s.put(e);
+      s.put(h, view, fileNum, offset, null, null, contents, length);
+    }
+  }
+
+  /**
+   * Puts (or replaces) a row: the newest entry of {@code userKey} in file {@code fileNum}. The value
+   * is copied; the key array is kept and may not change afterwards.
+   */
+  void putRow(BlockCache view, long fileNum, long keyHash, byte[] userKey, Lookup row) {
+    if (capacityBytes <= 0) {
+      return;
+    }
+    long h = hash(view, fileNum, keyHash);
+    Shard s = shard(h);
+    synchronized (s) {
+      s.put(h, view, fileNum, keyHash, userKey, row, row.value(), row.value().length);
     }
   }
 
@@ -185,12 +257,32 @@ public final class SharedBlockCache {
     }
   }
 
+  /** Counts a view made over this cache (by its constructor). */
+  void viewOpened() {
+    openViews.incrementAndGet();
+  }
+
+  /**
+   * Drops every block of a closing view; when no view is left open, drops the regions too (their
+   * direct memory goes when the collector finds them unreachable).
+   */
+  void closeView(BlockCache view) {
+    evictView(view);
+    if (openViews.decrementAndGet() == 0) {
+      for (Shard s : shards) {
+        synchronized (s) {
+          s.dropRegionsIfEmpty();
+        }
+      }
+    }
+  }
+
   /** The bytes held for the view's blocks of the files in {@code fileNums} (sorted). */
   long cachedBytes(BlockCache view, long[] fileNums) {
     return sumOverShards(s -> s.bytesOf(view, fileNums));
   }
 
-  /** The bytes held, for all views. */
+  /** The bytes held, for all views: the live blocks' and rows' bytes in the regions. */
   public long usedBytes() {
     return sumOverShards(s -> s.used);
   }
@@ -217,15 +309,46 @@ public final class SharedBlockCache {
   }
 
   /**
-   * Estimated heap bytes of a cached row beyond its key and value bytes: the entry, the
-   * {@link Lookup}, two array headers and the entry's share of the slot table.
+   * One region of a shard's direct memory, written from the front as a log.
+   *
+   * <p>Thread safety: {@link #memory} is read without a lock by readers who check
+   * {@link #generation} around their copy; everything else is changed only under the monitor of
+   * the shard that owns the region.
    */
-  static final int ROW_OVERHEAD = 160;
+  private static final class Region {
+    final ByteBuffer memory;
+    /** Raised (and fenced) before the region is rewritten from the front. */
+    volatile long generation;
+    /** The region's entries in the order of their positions; may include ones no longer indexed. */
+    Entry[] entries = new Entry[64];
+    int entryCount;
+    int writePos;
+
+    Region(int bytes) {
+      this.memory = ByteBuffer.allocateDirect(bytes);
+    }
+
+    /** Whether a copy of {@code e} just made from {@link #memory} is intact. */
+    boolean stillHolds(Entry e) {
+      VarHandle.acquireFence(); // the copy's loads come before the generation's second read
+      return generation == e.generation;
+    }
+
+    void add(Entry e) {
+      if (entryCount == entries.length) {
+        entries = Arrays.copyOf(entries, entryCount * 2);
+      }
+      entries[entryCount++] = e;
+    }
+  }
 
   /**
-   * One cached block or row. A block's key is its offset (and {@link #rowKey} is {@code null}); a
-   * row's is the user key's hash and the user key. Immutable but for {@link #uses}, which readers
-   * raise and the hand lowers without a lock (a lost update only changes when it is evicted).
+   * One cached block or row, as the index holds it. A block's key is its offset (and
+   * {@link #rowKey} is {@code null}); a row's is the user key's hash and the user key, and it
+   * carries the row's sequence number, kind, version and expiry. Its bytes are {@code len} bytes
+   * at {@code pos} of {@code region}, valid while the region's generation is {@code generation}.
+   * Immutable but for {@link #uses}, which readers raise and region sweeps lower without a lock (a
+   * lost update only changes when it is evicted).
    */
   private static final class Entry {
     final long hash;
@@ -235,19 +358,48 @@ public final class SharedBlockCache {
     final long offset;
     /** A row's user key; {@code null} for a block. */
     final byte[] rowKey;
-    /** A {@link Block} or, for a row, a {@link Lookup}. */
-    final Object payload;
-    final long bytes;
-    int uses = 1;
+    final Region region;
+    final int pos;
+    final int len;
+    final long generation;
+    final long seqNum;
+    final ValueKind kind;
+    final long version;
+    final long expiresAt;
+    int uses;
 
-    Entry(long hash, BlockCache view, long fileNum, long offset, byte[] rowKey, Object payload, long bytes) {
+    Entry(long hash, BlockCache view, long fileNum, long offset, byte[] rowKey, Lookup row,
+        Region region, int pos, int len, long generation) {
       this.hash = hash;
       this.view = view;
       this.fileNum = fileNum;
       this.offset = offset;
       this.rowKey = rowKey;
-      this.payload = payload;
-      this.bytes = bytes;
+      this.region = region;
+      this.pos = pos;
+      this.len = len;
+      this.generation = generation;
+      this.seqNum = row == null ? 0 : row.seqNum();
+      this.kind = row == null ? null : row.kind();
+      this.version = row == null ? 0 : row.version();
+      this.expiresAt = row == null ? 0 : row.expiresAt();
+    }
+
+    /** This entry at {@code newPos} of its region, in the region's current generation. */
+    private Entry(Entry e, int newPos, long newGeneration) {
+      this.hash = e.hash;
+      this.view = e.view;
+      this.fileNum = e.fileNum;
+      this.offset = e.offset;
+      this.rowKey = e.rowKey;
+      this.region = e.region;
+      this.pos = newPos;
+      this.len = e.len;
+      this.generation = newGeneration;
+      this.seqNum = e.seqNum;
+      this.kind = e.kind;
+      this.version = e.version;
+      this.expiresAt = e.expiresAt;
     }
 
     boolean is(BlockCache v, long f, long o, byte[] k) {
@@ -264,32 +416,46 @@ public final class SharedBlockCache {
   }
 
   /**
-   * One shard: an open-addressing table of at most half load, whose slot order is the CLOCK ring.
+   * One shard: an index (an open-addressing table of at most half load) over entries in the
+   * shard's regions.
    *
-   * <p>Thread safety: {@link #get} reads without a lock; every other method requires the shard's
+   * <p>Thread safety: {@link #find} reads without a lock; every other method requires the shard's
    * monitor. A lock-free reader reads {@link #table} (volatile; a resize publishes a new array) and
-   * then slots; an entry is immutable and safely published by its final fields, so a reader finds
-   * either the right block or, when a concurrent removal shifts the probe run it walks, nothing (a
-   * miss, which reads the file). Every table keeps free slots, so a probe always ends. A view's
-   * byte count is changed only under the monitor of the shard holding the block.
+   * then slots; an entry is immutable and published after its bytes are written (a release fence
+   * before the slot is set, an acquire fence after the reader reads it), so a reader finds either
+   * the right entry or, when a concurrent removal shifts the probe run it walks, nothing (a miss,
+   * which reads the file). Every table keeps free slots, so a probe always ends. A view's byte
+   * count is changed only under the monitor of the shard holding the entry.
    */
   private static final class Shard {
     private static final int MIN_SLOTS = 64;
-    final long capacity;
+    final int regionBytes;
     volatile Entry[] table = new Entry[MIN_SLOTS];
     @GuardedBy("this")
     int count;
     @GuardedBy("this")
-    int hand;
+    final Region[] regions;
+    @GuardedBy("this")
+    int regionCount;
+    /** Index of the region being written; -1 before the first. */
+    @GuardedBy("this")
+    int current = -1;
+    /** Written under the monitor. */
+    volatile long allocatedBytes;
+    /** Scratch for moving entries within a region, grown as needed. */
+    @GuardedBy("this")
+    byte[] moveBuffer = new byte[16 << 10];
     /** Written under the monitor; read without it for admission. */
     volatile long used;
 
     Shard(long capacity) {
-      this.capacity = capacity;
+      long region = Math.min(MAX_REGION_BYTES, Math.max(Math.min(MIN_REGION_BYTES, capacity), capacity / 16));
+      this.regionBytes = (int) Math.max(1, region);
+      this.regions = new Region[(int) Math.max(1, capacity / regionBytes)];
     }
 
-    /** The payload of the block ({@code rowKey == null}) or row, or {@code null}. Lock-free. */
-    Object get(long h, BlockCache view, long fileNum, long offset, byte[] rowKey) {
+    /** The entry of the block ({@code rowKey == null}) or row, or {@code null}. Lock-free. */
+    Entry find(long h, BlockCache view, long fileNum, long offset, byte[] rowKey) {
       Entry[] t = table;
       int mask = t.length - 1;
       for (int i = (int) h & mask; ; i = (i + 1) & mask) {
@@ -298,66 +464,154 @@ public final class SharedBlockCache {
           return null;
         }
         if (e.is(view, fileNum, offset, rowKey)) {
+          VarHandle.acquireFence(); // pairs with the release fence before the slot was set
           if (e.uses < MAX_USES) {
             e.uses++;
           }
-          return e.payload;
+          return e;
         }
       }
     }
 
     /** The slot holding the address, or the empty slot where it would go. Requires the monitor. */
-    private static int find(Entry[] t, Entry key) {
+    private static int slotOf(Entry[] t, long hash, BlockCache view, long fileNum, long offset, byte[] rowKey) {
       int mask = t.length - 1;
-      int i = (int) key.hash & mask;
-      while (t[i] != null && !t[i].is(key.view, key.fileNum, key.offset, key.rowKey)) {
+      int i = (int) hash & mask;
+      while (t[i] != null && !t[i].is(view, fileNum, offset, rowKey)) {
         i = (i + 1) & mask;
       }
       return i;
     }
 
-    /** Requires the monitor. */
+    /** The slot holding exactly {@code e}, or -1 when it is no longer indexed. Requires the monitor. */
+    private static int slotOf(Entry[] t, Entry e) {
+      int mask = t.length - 1;
+      for (int i = (int) e.hash & mask; t[i] != null; i = (i + 1) & mask) {
+        if (t[i] == e) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    /** Copies the bytes into a region and indexes them, replacing the entry of the same address. */
     @GuardedBy("this")
-    void put(Entry e) {
+    void put(long h, BlockCache view, long fileNum, long offset, byte[] rowKey, Lookup row, byte[] bytes, int len) {
+      Region r = regionWithRoom(len);
+      if (r == null) {
+        return;
+      }
+      int pos = r.writePos;
+      r.memory.put(pos, bytes, 0, len);
+      r.writePos = pos + len;
+      Entry e = new Entry(h, view, fileNum, offset, rowKey, row, r, pos, len, r.generation);
+      r.add(e);
       Entry[] t = table;
-      int i = find(t, e);
-      Entry old = t[i];
-      long delta = e.bytes;
-      if (old != null) {
-        delta -= old.bytes;
+      int i = slotOf(t, h, view, fileNum, offset, rowKey);
+      long delta = len;
+      if (t[i] != null) {
+        delta -= t[i].len;
       } else {
         if ((count + 1) * 2 > t.length) {
           t = resize(t.length * 2);
-          i = find(t, e);
+          i = slotOf(t, h, view, fileNum, offset, rowKey);
         }
         count++;
       }
       used += delta;
-      e.view.addBytes(delta);
-      // An entry starts as if read once: it survives the hand's next sweep, later ones only if read.
+      view.addBytes(delta);
+      VarHandle.releaseFence(); // the bytes and the entry before the slot that publishes them
       t[i] = e;
-      evictToCapacity(e);
     }
 
-    /** Runs the CLOCK hand until the shard fits; never evicts {@code keep}. Requires the monitor. */
+    /**
+     * A region with {@code len} free bytes at its write position: the current one, a new one while
+     * the shard is under its capacity, or the oldest taken back ({@link #takeBack}). {@code null}
+     * when {@code len} does not fit in a region.
+     */
     @GuardedBy("this")
-    private void evictToCapacity(Entry keep) {
-      Entry[] t = table;
-      int mask = t.length - 1;
-      // MAX_USES sweeps bring every count to zero, so the next one finds a victim.
-      for (long steps = (MAX_USES + 2L) * t.length; used > capacity && count > 1 && steps > 0; steps--) {
-        int i = hand;
-        Entry e = t[i];
-        if (e == null || e == keep) {
-          hand = (i + 1) & mask;
-        } else if (e.uses > 0) {
-          e.uses--;
-          hand = (i + 1) & mask;
-        } else {
-          // The entry shifted into slot i (if any) is examined next: the hand stays.
-          removeAt(t, i);
+    private Region regionWithRoom(int len) {
+      if (len > regionBytes) {
+        return null;
+      }
+      if (current >= 0 && regions[current].writePos + len <= regionBytes) {
+        return regions[current];
+      }
+      if (regionCount < regions.length) {
+        regions[regionCount] = new Region(regionBytes);
+        allocatedBytes += regionBytes;
+        OFF_HEAP_BYTES.addAndGet(regionBytes);
+        current = regionCount++;
+        return regions[current];
+      }
+      // Each sweep lowers the use count of every entry it keeps, so after MAX_USES + 1 sweeps of
+      // all regions none is kept and every region is empty.
+      for (int sweeps = 0; sweeps < (MAX_USES + 2) * regionCount; sweeps++) {
+        current = (current + 1) % regionCount;
+        Region r = regions[current];
+        takeBack(r);
+        if (r.writePos + len <= regionBytes) {
+          return r;
         }
       }
+      return null;
+    }
+
+    /**
+     * Rewrites region {@code r} from the front: its live entries that were read since they were
+     * placed move to the front, one use fewer; the rest are evicted. The generation is raised before
+     * any byte moves, so readers of the old positions discard their copies.
+     */
+    @GuardedBy("this")
+    private void takeBack(Region r) {
+      r.generation = r.generation + 1;
+      VarHandle.fullFence(); // the new generation before any byte of the region changes
+      long gen = r.generation;
+      Entry[] es = r.entries;
+      int n = r.entryCount;
+      int kept = 0;
+      int writePos = 0;
+      Entry[] t = table;
+      for (int k = 0; k < n; k++) {
+        Entry e = es[k];
+        es[k] = null;
+        int slot = slotOf(t, e);
+        if (slot < 0) {
+          continue; // replaced or removed since: its bytes are dead
+        }
+        if (e.uses > 0) {
+          if (e.pos != writePos) {
+            if (moveBuffer.length < e.len) {
+              moveBuffer = new byte[e.len];
+            }
+            r.memory.get(e.pos, moveBuffer, 0, e.len);
+            r.memory.put(writePos, moveBuffer, 0, e.len);
+          }
+          Entry moved = new Entry(e, writePos, gen);
+          moved.uses = e.uses - 1;
+          writePos += e.len;
+          es[kept++] = moved;
+          VarHandle.releaseFence();
+          t[slot] = moved;
+        } else {
+          removeAt(t, slot);
+        }
+      }
+      r.entryCount = kept;
+      r.writePos = writePos;
+    }
+
+    /** Drops the regions once nothing is indexed (the cache's last view closed). */
+    @GuardedBy("this")
+    void dropRegionsIfEmpty() {
+      if (count != 0) {
+        return;
+      }
+      Arrays.fill(regions, null);
+      regionCount = 0;
+      current = -1;
+      OFF_HEAP_BYTES.addAndGet(-allocatedBytes);
+      allocatedBytes = 0;
     }
 
     /**
@@ -367,7 +621,7 @@ public final class SharedBlockCache {
     @GuardedBy("this")
     private void removeAt(Entry[] t, int i) {
       int mask = t.length - 1;
-      long bytes = t[i].bytes;
+      long bytes = t[i].len;
       used -= bytes;
       t[i].view.addBytes(-bytes);
       count--;
@@ -397,15 +651,17 @@ public final class SharedBlockCache {
       Entry[] t = new Entry[slots];
       for (Entry e : old) {
         if (e != null) {
-          t[find(t, e)] = e;
+          t[slotOf(t, e.hash, e.view, e.fileNum, e.offset, e.rowKey)] = e;
         }
       }
-      hand = 0;
       table = t;
       return t;
     }
 
-    /** Removes the view's blocks of {@code fileNums} ({@code null}: all). Requires the monitor. */
+    /**
+     * Removes the view's entries of {@code fileNums} ({@code null}: all) from the index; their
+     * bytes stay in their regions until the regions are taken back. Requires the monitor.
+     */
     @GuardedBy("this")
     void remove(BlockCache view, long[] fileNums) {
       Entry[] t = table;
@@ -426,7 +682,7 @@ public final class SharedBlockCache {
       long n = 0;
       for (Entry e : table) {
         if (e != null && selected(e, view, fileNums)) {
-          n += e.bytes;
+          n += e.len;
         }
       }
       return n;

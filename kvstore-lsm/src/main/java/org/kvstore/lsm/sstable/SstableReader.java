@@ -256,34 +256,27 @@ public final class SstableReader {
    * bloom filter before reading any block. The value is the caller's own.
    */
   public Lookup get(byte[] userKey, long snapshotSeq) throws IOException {
-    return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq, false);
+    return get(userKey, org.kvstore.lsm.bloom.BloomFormat.hash(userKey), snapshotSeq);
   }
 
   /**
    * As {@link #get(byte[], long)} with the key's precomputed bloom hash. A read of the newest
    * entry ({@code snapshotSeq} {@link InternalKey#MAX_SEQ_NUM}) looks in the row cache first (when
-   * the table keeps rows) and offers what it finds to it. With {@code readOnly} the value may be
-   * the row cache's own array, which the caller must not modify; otherwise it is the caller's own
-   * (a cached one is copied, a fresh one read from a block is not).
+   * the table keeps rows) and offers what it finds to it. The value is the caller's own.
    */
-  public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq, boolean readOnly) throws IOException {
+  public Lookup get(byte[] userKey, long bloomHash, long snapshotSeq) throws IOException {
     boolean rows = snapshotSeq == InternalKey.MAX_SEQ_NUM && cache.cachesRows();
     if (rows) {
       Lookup r = cache.getRow(fileNum, bloomHash, userKey);
       if (r != null) {
-        return readOnly ? r : copyOf(r);
+        return r;
       }
     }
     Lookup found = find(userKey, bloomHash, snapshotSeq);
     if (rows && found != null && cache.admitRow(fileNum, bloomHash)) {
       cache.putRow(fileNum, bloomHash, userKey.clone(), found);
-      return readOnly ? found : copyOf(found);
     }
     return found;
-  }
-
-  private static Lookup copyOf(Lookup l) {
-    return new Lookup(l.seqNum(), l.kind(), l.value().clone(), l.version(), l.expiresAt());
   }
 
   /** The lookup itself: bloom filter, index, block. */
@@ -296,7 +289,7 @@ public final class SstableReader {
     if (i == indexKeys.length) {
       return null;
     }
-    Block.Iter it = readBlock(i, true, null).iterator();
+    Block.Iter it = readBlock(i, null, GET_BUFFER.get()).iterator();
     try {
       it.seek(target, target.length);
     } catch (IllegalArgumentException e) {
@@ -345,19 +338,8 @@ public final class SstableReader {
     int len;
   }
 
-  /** Per-thread read buffer of point lookups: a block not admitted to the cache is read into it. */
-  private static final ThreadLocal<byte[][]> GET_BUFFER = ThreadLocal.withInitial(() -> new byte[1][]);
-
-  /** This thread's point-lookup read buffer, grown to at least {@code total} bytes. */
-  private static byte[] getBuffer(int total) {
-    byte[][] holder = GET_BUFFER.get();
-    byte[] buf = holder[0];
-    if (buf == null || buf.length < total) {
-      buf = new byte[Math.max(total, 16 << 10)];
-      holder[0] = buf;
-    }
-    return buf;
-  }
+  /** Per-thread buffer of point lookups: a block is read or copied from the cache into it. */
+  private static final ThreadLocal<BlockBuffer> GET_BUFFER = ThreadLocal.withInitial(BlockBuffer::new);
 
   /**
    * The verified contents of the stored block read from {@code offset} into {@code buf[0, size+5)}:
@@ -392,31 +374,23 @@ public final class SstableReader {
   }
 
   /**
-   * Block {@code i}: from the cache, or read from the file and checked, then offered to the cache
-   * (which admits it or not, see {@link BlockCache#admit}), except by a sequential cursor.
-   *
-   * <ul>
-   *   <li>A point lookup ({@code pointLookup}) uses its block only until it returns: the block is
-   *       read into this thread's reusable buffer and copied only when the cache admits it, so a
-   *       stream of misses over a table much larger than the cache neither allocates a block per
-   *       read nor churns the cache.
-   *   <li>A sequential cursor ({@code ra} not null: compaction) reads through its read-ahead window
-   *       in large chunks and does not fill the cache.
-   *   <li>Any other cursor reads the block into an array of its own (an uncompressed block's
-   *       trailer stays behind in it, no copy).
-   * </ul>
+   * Block {@code i}, in {@code buf} (valid until the buffer's next use): copied from the cache, or
+   * read from the file and checked, then offered to the cache (which admits it or not, see
+   * {@link BlockCache#admit}), except by a sequential cursor ({@code ra} not null: compaction),
+   * which reads through its read-ahead window in large chunks and does not fill the cache. A
+   * point lookup's buffer is its thread's, a cursor's its own, so reading a block allocates none
+   * (but for a compressed block's decoded contents).
    */
-  private Block readBlock(int i, boolean pointLookup, ReadAhead ra) throws IOException {
+  private Block readBlock(int i, ReadAhead ra, BlockBuffer buf) throws IOException {
     long offset = blockOffsets[i];
-    Block b = cache.get(fileNum, offset);
-    if (b != null) {
-      return b;
+    int cached = cache.get(fileNum, offset, buf);
+    if (cached >= 0) {
+      return parseBlock(offset, buf.bytes(), cached);
     }
     int size = blockSizes[i];
     int total = size + SstableFormat.BLOCK_TRAILER_BYTES;
     byte[] raw;
     int len;
-    boolean reused = false;
     if (ra != null) {
       if (ra.buf == null || offset < ra.start || offset + total > ra.start + ra.len) {
         int want = (int) Math.min(Math.max(READAHEAD_BYTES, total), fileSize - offset);
@@ -430,21 +404,15 @@ public final class SstableReader {
       raw = decodeStored(path, offset, ra.buf, (int) (offset - ra.start), size);
       len = raw.length;
     } else {
-      byte[] buf = pointLookup ? getBuffer(total) : new byte[total];
-      readAt(buf, total, offset);
-      raw = contentsInPlace(offset, buf, size);
-      len = raw == buf ? size : raw.length;
-      reused = pointLookup && raw == buf;
+      byte[] b = buf.ensure(total);
+      readAt(b, total, offset);
+      raw = contentsInPlace(offset, b, size);
+      len = raw == b ? size : raw.length;
+      if (cache.admit(fileNum, offset)) {
+        cache.put(fileNum, offset, raw, len);
+      }
     }
-    boolean admit = ra == null && cache.admit(fileNum, offset);
-    if (admit && reused) {
-      raw = Arrays.copyOf(raw, len);
-    }
-    b = parseBlock(offset, raw, len);
-    if (admit) {
-      cache.put(fileNum, offset, b);
-    }
-    return b;
+    return parseBlock(offset, raw, len);
   }
 
   private void readAt(byte[] buf, int len, long offset) throws IOException {
@@ -470,6 +438,7 @@ public final class SstableReader {
   private final class SstableCursor implements InternalCursor {
     private final boolean sequential;
     private final ReadAhead ra;
+    private final BlockBuffer buf = new BlockBuffer();
     private int block = -1;
     private Block.Iter it;
     private long trailer;
@@ -526,7 +495,7 @@ public final class SstableReader {
         return;
       }
       try {
-        it = readBlock(i, false, ra).iterator();
+        it = readBlock(i, ra, buf).iterator();
       } catch (IllegalArgumentException e) {
         throw new CorruptionException(path, blockOffsets[i], "bad data block: " + e.getMessage());
       }

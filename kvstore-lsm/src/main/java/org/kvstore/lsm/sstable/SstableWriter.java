@@ -146,9 +146,8 @@ public final class SstableWriter implements AutoCloseable {
     int len = data.size();
     BlockHandle h = writeBlock(contents, len, compression);
     if (fillCache != null && filledBytes < fillBudget) {
-      Block b = new Block(Arrays.copyOf(contents, len));
-      fillCache.put(fillFileNum, h.offset(), b);
-      filledBytes += b.memoryBytes();
+      fillCache.put(fillFileNum, h.offset(), contents, len);
+      filledBytes += len;
     }
     data.reset();
     byte[] handle = new byte[20];

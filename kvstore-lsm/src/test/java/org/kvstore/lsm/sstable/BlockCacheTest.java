@@ -3,6 +3,7 @@ package org.kvstore.lsm.sstable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -17,12 +18,29 @@ import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.key.ValueKind;
 import org.kvstore.testkit.Seeds;
 
-/** The CLOCK block cache against a map model: exact hits, byte accounting, eviction, file drops. */
+/**
+ * The block cache against a map model: exact hits (by content, copied out of the cache's direct
+ * memory), byte accounting, eviction, file drops, the memory bound and its release.
+ */
 class BlockCacheTest {
-  private static Block block(int bytes) {
+  /** Block contents of {@code bytes} bytes whose every byte derives from {@code tag}. */
+  private static byte[] contents(long tag, int bytes) {
     byte[] b = new byte[bytes];
-    b[bytes - 4] = 1; // one restart point at offset 0
-    return new Block(b);
+    for (int i = 0; i < bytes; i++) {
+      b[i] = (byte) (tag * 31 + i * 7);
+    }
+    return b;
+  }
+
+  private static void put(BlockCache cache, long file, long offset, byte[] contents) {
+    cache.put(file, offset, contents, contents.length);
+  }
+
+  /** The cached contents, copied out, or {@code null}. */
+  private static byte[] get(BlockCache cache, long file, long offset) {
+    BlockBuffer buf = new BlockBuffer();
+    int len = cache.get(file, offset, buf);
+    return len < 0 ? null : Arrays.copyOf(buf.bytes(), len);
   }
 
   private static long addr(long fileNum, long offset) {
@@ -35,26 +53,27 @@ class BlockCacheTest {
     Random rnd = new Random(seed);
     long capacity = 256L << 10;
     BlockCache cache = new BlockCache(capacity);
-    Map<Long, Block> model = new HashMap<>(); // every block ever put and not dropped with its file
+    Map<Long, byte[]> model = new HashMap<>(); // every block ever put and not dropped with its file
     for (int op = 0; op < 200_000; op++) {
       long file = 1 + rnd.nextInt(8);
       long offset = 4096L * rnd.nextInt(200);
       int r = rnd.nextInt(100);
       if (r < 45) {
-        Block b = block(512 + rnd.nextInt(4096));
-        cache.put(file, offset, b);
+        byte[] b = contents(op, 512 + rnd.nextInt(4096));
+        put(cache, file, offset, b);
         model.put(addr(file, offset), b);
-        assertThat(cache.get(file, offset)).as("seed %d: just put", seed).isSameAs(b);
+        assertThat(get(cache, file, offset)).as("seed %d: just put", seed).isEqualTo(b);
       } else if (r < 99) {
-        Block got = cache.get(file, offset);
+        byte[] got = get(cache, file, offset);
         if (got != null) {
           assertThat(got).as("seed %d: file %d offset %d", seed, file, offset)
-              .isSameAs(model.get(addr(file, offset)));
+              .isEqualTo(model.get(addr(file, offset)));
         }
       } else {
         cache.evictFile(file);
         model.keySet().removeIf(k -> k >>> 32 == file);
         assertThat(cache.cachedBytes(file)).as("seed %d", seed).isZero();
+        assertThat(get(cache, file, offset)).as("seed %d", seed).isNull();
       }
       if (op % 10_000 == 0) {
         long sum = 0;
@@ -62,20 +81,21 @@ class BlockCacheTest {
           sum += cache.cachedBytes(f);
         }
         assertThat(cache.usedBytes()).as("seed %d: accounting", seed).isEqualTo(sum);
-        // Each of 16 shards may hold one block over its share while it holds a single block.
-        assertThat(cache.usedBytes()).as("seed %d: bound", seed).isLessThanOrEqualTo(capacity + 16 * 4700L);
+        assertThat(cache.usedBytes()).as("seed %d: bound", seed).isLessThanOrEqualTo(capacity);
+        assertThat(cache.shared().offHeapBytes()).as("seed %d: memory bound", seed).isLessThanOrEqualTo(capacity);
       }
     }
     // Everything still cached is found, and is what was put last.
     int found = 0;
-    for (Map.Entry<Long, Block> e : model.entrySet()) {
-      Block got = cache.get(e.getKey() >>> 32, e.getKey() & 0xFFFFFFFFL);
+    for (Map.Entry<Long, byte[]> e : model.entrySet()) {
+      byte[] got = get(cache, e.getKey() >>> 32, e.getKey() & 0xFFFFFFFFL);
       if (got != null) {
-        assertThat(got).as("seed %d", seed).isSameAs(e.getValue());
+        assertThat(got).as("seed %d", seed).isEqualTo(e.getValue());
         found++;
       }
     }
     assertThat((long) found).as("seed %d", seed).isEqualTo(cache.size());
+    assertThat(found).as("seed %d: the cache holds blocks", seed).isGreaterThan(20);
   }
 
   @Test
@@ -83,59 +103,110 @@ class BlockCacheTest {
     BlockCache cache = new BlockCache(1L << 20); // about 250 blocks of 4 KiB
     int hot = 64;
     for (int i = 0; i < hot; i++) {
-      cache.put(1, 4096L * i, block(4096));
+      put(cache, 1, 4096L * i, contents(i, 4096));
     }
     for (int round = 0; round < 2_000; round++) {
       for (int i = 0; i < hot; i++) {
-        assertThat(cache.get(1, 4096L * i)).as("hot block %d in round %d", i, round).isNotNull();
+        assertThat(get(cache, 1, 4096L * i)).as("hot block %d in round %d", i, round).isEqualTo(contents(i, 4096));
       }
-      cache.put(2, 4096L * round, block(4096)); // a cold block, never read again
+      put(cache, 2, 4096L * round, contents(round, 4096)); // a cold block, never read again
     }
-    assertThat(cache.usedBytes()).isLessThanOrEqualTo((1L << 20) + 16 * 4160L);
+    assertThat(cache.usedBytes()).isLessThanOrEqualTo(1L << 20);
     assertThat(cache.cachedBytes(2)).isPositive();
+    assertThat(get(cache, 2, 0)).as("the first cold block, long passed through").isNull();
   }
 
   @Test
   void zeroCapacity_holdsNothing() {
     BlockCache cache = new BlockCache(0);
-    cache.put(1, 0, block(100));
-    assertThat(cache.get(1, 0)).isNull();
+    put(cache, 1, 0, contents(1, 100));
+    assertThat(get(cache, 1, 0)).isNull();
     assertThat(cache.admit(1, 0)).isFalse();
     assertThat(cache.usedBytes()).isZero();
+    assertThat(cache.shared().offHeapBytes()).isZero();
   }
 
   @Test
-  void concurrentReadersAndWriters_neverSeeAnotherAddressesBlock() throws Exception {
+  void aBlockLargerThanARegion_isNotCached_andOthersAre() {
+    BlockCache cache = new BlockCache(1L << 20); // regions of 64 KiB
+    put(cache, 1, 0, contents(1, 200 << 10));
+    put(cache, 1, 1, contents(2, 4096));
+    assertThat(get(cache, 1, 0)).isNull();
+    assertThat(get(cache, 1, 1)).isEqualTo(contents(2, 4096));
+    assertThat(cache.usedBytes()).isEqualTo(4096);
+  }
+
+  @Test
+  void memoryIsAllocatedUpToTheCapacity_andLetGoWhenTheLastViewCloses() {
+    long before = SharedBlockCache.offHeapBytesAllocated();
+    SharedBlockCache shared = new SharedBlockCache(8L << 20);
+    BlockCache a = shared.newView(false);
+    BlockCache b = shared.newView(true);
+    assertThat(shared.offHeapBytes()).as("nothing before the first block").isZero();
+    for (int i = 0; i < 10_000; i++) { // 40 MiB through an 8 MiB cache
+      put(a, 1 + i / 1000, 4096L * i, contents(i, 4096));
+      assertThat(shared.offHeapBytes()).isLessThanOrEqualTo(8L << 20);
+    }
+    put(b, 1, 0, contents(7, 100));
+    assertThat(shared.offHeapBytes()).isEqualTo(8L << 20);
+    assertThat(SharedBlockCache.offHeapBytesAllocated() - before).isEqualTo(8L << 20);
+    a.close();
+    assertThat(shared.offHeapBytes()).as("another view is open").isEqualTo(8L << 20);
+    assertThat(get(b, 1, 0)).isEqualTo(contents(7, 100));
+    b.close();
+    assertThat(shared.offHeapBytes()).isZero();
+    assertThat(shared.usedBytes()).isZero();
+    assertThat(SharedBlockCache.offHeapBytesAllocated() - before).isZero();
+    // A view made later starts over.
+    BlockCache c = shared.newView(false);
+    put(c, 1, 0, contents(3, 4096));
+    assertThat(get(c, 1, 0)).isEqualTo(contents(3, 4096));
+    c.close();
+    assertThat(shared.offHeapBytes()).isZero();
+  }
+
+  @Test
+  void concurrentReadersAndWriters_neverSeeATornOrAnotherAddressesBlock() throws Exception {
+    // Small regions taken back all the time, while readers copy out of them.
     BlockCache cache = new BlockCache(128L << 10);
     int threads = 4;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<?>> done = new ArrayList<>();
-      long base = Seeds.seed("BlockCacheTest.concurrentReadersAndWriters_neverSeeAnotherAddressesBlock");
+      long base = Seeds.seed("BlockCacheTest.concurrentReadersAndWriters_neverSeeATornOrAnotherAddressesBlock");
       for (int t = 0; t < threads; t++) {
         long seed = base + t;
         done.add(pool.submit(() -> {
           Random rnd = new Random(seed);
-          for (int op = 0; op < 100_000; op++) {
+          BlockBuffer buf = new BlockBuffer();
+          long hits = 0;
+          for (int op = 0; op < 200_000; op++) {
             long file = 1 + rnd.nextInt(4);
             long offset = rnd.nextInt(300);
+            // A block's size and every byte encode its address, so a wrong or torn hit is visible.
+            int size = (int) (64 + file * 1000 + offset);
             if (rnd.nextInt(3) == 0) {
-              // A block's size encodes its address, so a wrong hit is visible.
-              cache.put(file, offset, block((int) (64 + file * 1000 + offset)));
+              put(cache, file, offset, contents(addr(file, offset), size));
             } else if (rnd.nextInt(1000) == 0) {
               cache.evictFile(file);
             } else {
-              Block b = cache.get(file, offset);
-              if (b != null && b.memoryBytes() != 64 + file * 1000 + offset + 64) {
-                throw new AssertionError("file " + file + " offset " + offset + ": wrong block");
+              int len = cache.get(file, offset, buf);
+              if (len >= 0) {
+                hits++;
+                if (len != size || !Arrays.equals(buf.bytes(), 0, len, contents(addr(file, offset), size), 0, size)) {
+                  throw new AssertionError("seed " + seed + ": file " + file + " offset " + offset + ": wrong block");
+                }
               }
             }
+          }
+          if (hits == 0) {
+            throw new AssertionError("seed " + seed + ": no hit at all");
           }
           return null;
         }));
       }
       for (Future<?> f : done) {
-        f.get(60, TimeUnit.SECONDS);
+        f.get(120, TimeUnit.SECONDS);
       }
     } finally {
       pool.shutdownNow();
@@ -154,12 +225,12 @@ class BlockCacheTest {
     BlockCache b = shared.newView(false);
     // The same file numbers and offsets in two tables: each view sees only its own blocks.
     for (int i = 0; i < 40; i++) {
-      a.put(1, 4096L * i, block(1000 + i));
-      b.put(1, 4096L * i, block(2000 + i));
+      put(a, 1, 4096L * i, contents(i, 1000 + i));
+      put(b, 1, 4096L * i, contents(-i, 2000 + i));
     }
     for (int i = 0; i < 40; i++) {
-      assertThat(a.get(1, 4096L * i).memoryBytes()).isEqualTo(1000 + i + 64);
-      assertThat(b.get(1, 4096L * i).memoryBytes()).isEqualTo(2000 + i + 64);
+      assertThat(get(a, 1, 4096L * i)).isEqualTo(contents(i, 1000 + i));
+      assertThat(get(b, 1, 4096L * i)).isEqualTo(contents(-i, 2000 + i));
     }
     assertThat(a.usedBytes() + b.usedBytes()).isEqualTo(shared.usedBytes());
     assertThat(a.cachedBytes(1)).isEqualTo(a.usedBytes());
@@ -167,15 +238,15 @@ class BlockCacheTest {
 
     // Dropping a file of one view leaves the other's file of the same number.
     a.evictFiles(1, 7);
-    assertThat(a.get(1, 0)).isNull();
+    assertThat(get(a, 1, 0)).isNull();
     assertThat(a.usedBytes()).isZero();
-    assertThat(b.get(1, 0)).isNotNull();
+    assertThat(get(b, 1, 0)).isNotNull();
 
-    // One view filling the memory evicts the other's unread blocks: the capacity is shared.
+    // One view filling the memory evicts the other's blocks not read again: the capacity is shared.
     for (int i = 0; i < 400; i++) {
-      a.put(2, 4096L * i, block(4096));
+      put(a, 2, 4096L * i, contents(i, 4096));
     }
-    assertThat(shared.usedBytes()).isLessThanOrEqualTo((512L << 10) + 16 * 4160L);
+    assertThat(shared.usedBytes()).isLessThanOrEqualTo(512L << 10);
     assertThat(b.usedBytes()).isLessThan(40 * 2000L);
     assertThat(a.usedBytes() + b.usedBytes()).isEqualTo(shared.usedBytes());
 
@@ -186,6 +257,16 @@ class BlockCacheTest {
     assertThat(shared.usedBytes()).isEqualTo(b.usedBytes());
   }
 
+  private static void assertSameRow(Lookup got, Lookup expected, long seed, String name) {
+    assertThat(got).as("seed %d: row %s", seed, name).isNotNull();
+    assertThat(got.seqNum()).as("seed %d: row %s", seed, name).isEqualTo(expected.seqNum());
+    assertThat(got.kind()).as("seed %d: row %s", seed, name).isEqualTo(expected.kind());
+    assertThat(got.version()).as("seed %d: row %s", seed, name).isEqualTo(expected.version());
+    assertThat(got.expiresAt()).as("seed %d: row %s", seed, name).isEqualTo(expected.expiresAt());
+    assertThat(got.value()).as("seed %d: row %s", seed, name).isEqualTo(expected.value())
+        .isNotSameAs(expected.value());
+  }
+
   @Test
   void rowsAndBlocks_matchAModel_evenWithCollidingKeyHashes() {
     long seed = Seeds.seed("BlockCacheTest.rowsAndBlocks_matchAModel_evenWithCollidingKeyHashes");
@@ -193,7 +274,7 @@ class BlockCacheTest {
     long capacity = 128L << 10;
     BlockCache cache = new BlockCache(capacity, true);
     assertThat(cache.cachesRows()).isTrue();
-    Map<Long, Block> blocks = new HashMap<>();
+    Map<Long, byte[]> blocks = new HashMap<>();
     Map<String, Lookup> rows = new HashMap<>(); // "file/key" -> row
     for (int op = 0; op < 100_000; op++) {
       long file = 1 + rnd.nextInt(4);
@@ -206,24 +287,23 @@ class BlockCacheTest {
       int r = rnd.nextInt(100);
       if (r < 25) {
         Lookup row = new Lookup(op, rnd.nextBoolean() ? ValueKind.PUT : ValueKind.DELETE,
-            new byte[rnd.nextInt(200)], op, 0);
+            contents(op, rnd.nextInt(200)), op + 1, rnd.nextBoolean() ? 0 : op * 1000L);
         cache.putRow(file, keyHash, key, row);
         rows.put(name, row);
-        assertThat(cache.getRow(file, keyHash, key)).as("seed %d: just put", seed).isSameAs(row);
+        assertSameRow(cache.getRow(file, keyHash, key), row, seed, name + " just put");
       } else if (r < 40) {
-        Block b = block(256 + rnd.nextInt(2048));
-        cache.put(file, keyHash, b);
+        byte[] b = contents(op, 256 + rnd.nextInt(2048));
+        put(cache, file, keyHash, b);
         blocks.put(addr(file, keyHash), b);
       } else if (r < 70) {
         Lookup got = cache.getRow(file, keyHash, key.clone());
         if (got != null) {
-          assertThat(got).as("seed %d: row %s", seed, name).isSameAs(rows.get(name));
+          assertSameRow(got, rows.get(name), seed, name);
         }
       } else if (r < 99) {
-        Block got = cache.get(file, keyHash);
+        byte[] got = get(cache, file, keyHash);
         if (got != null) {
-          assertThat(got).as("seed %d: block %d/%d", seed, file, keyHash)
-              .isSameAs(blocks.get(addr(file, keyHash)));
+          assertThat(got).as("seed %d: block %d/%d", seed, file, keyHash).isEqualTo(blocks.get(addr(file, keyHash)));
         }
       } else {
         cache.evictFile(file);
@@ -234,7 +314,7 @@ class BlockCacheTest {
       if (op % 5_000 == 0) {
         assertThat(cache.usedBytes()).as("seed %d: accounting", seed)
             .isEqualTo(cache.cachedBytes(1, 2, 3, 4));
-        assertThat(cache.usedBytes()).as("seed %d: bound", seed).isLessThanOrEqualTo(capacity + 16 * 2400L);
+        assertThat(cache.usedBytes()).as("seed %d: bound", seed).isLessThanOrEqualTo(capacity);
       }
     }
     long held = 0;
@@ -243,12 +323,12 @@ class BlockCacheTest {
       int k = Integer.parseInt(parts[1].substring(1));
       Lookup got = cache.getRow(Long.parseLong(parts[0]), k % 7, parts[1].getBytes(StandardCharsets.UTF_8));
       if (got != null) {
-        assertThat(got).as("seed %d", seed).isSameAs(e.getValue());
+        assertSameRow(got, e.getValue(), seed, e.getKey());
         held++;
       }
     }
-    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
-      if (cache.get(e.getKey() >>> 32, e.getKey() & 0xFFFFFFFFL) != null) {
+    for (Map.Entry<Long, byte[]> e : blocks.entrySet()) {
+      if (get(cache, e.getKey() >>> 32, e.getKey() & 0xFFFFFFFFL) != null) {
         held++;
       }
     }
