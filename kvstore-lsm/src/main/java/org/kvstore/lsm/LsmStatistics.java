@@ -88,6 +88,7 @@ final class LsmStatistics {
     long hits = cache.hits();
     long total = hits + cache.misses();
     d.put("block.cache.bytes", cache.usedBytes());
+    d.put("block.cache.memory.bytes", cache.shared().offHeapBytes());
     d.put("block.cache.hit.rate.permille", total == 0 ? 0 : hits * 1000 / total);
     d.put("block.cache.hits", hits);
     d.put("block.cache.misses", total - hits);

@@ -232,7 +232,8 @@ class JedisCompatibilityTest {
         }
       }
       assertThat(fields).containsEntry("redis_mode", "standalone").containsEntry("role", "master")
-          .containsKeys("redis_version", "connected_clients", "used_memory", "total_commands_processed");
+          .containsKeys("redis_version", "connected_clients", "used_memory", "used_memory_direct",
+              "total_commands_processed");
       assertThat(fields.get("db0")).startsWith("keys=");
       assertThat(Double.parseDouble(fields.get("kvstore_used_cpu_total"))).isPositive();
       if (System.getProperty("os.name").startsWith("Linux")) {

@@ -9,6 +9,7 @@ import static org.kvstore.server.resp.RespCommandSpec.WRITE;
 import static org.kvstore.server.resp.RespCommandSpec.command;
 import static org.kvstore.server.resp.RespConnectionCommands.str;
 
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -182,6 +183,20 @@ final class RespServerCommands {
         + (s.lastResumeMillis() == 0 ? -1 : (now - s.lastResumeMillis()) / 1000) + "\r\n";
   }
 
+  /**
+   * The JVM's direct buffers in bytes: the LSM block cache's regions (blocks and rows are kept
+   * outside the heap) and the file layer's I/O buffers; Netty's pooled buffers are not among them.
+   */
+  private static long directMemoryUsed() {
+    long n = 0;
+    for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      if (pool.getName().equals("direct")) {
+        n += pool.getMemoryUsed();
+      }
+    }
+    return n;
+  }
+
   private RespMessage info(RespSession s, RespRequest r) {
     Map<String, String> sections = new LinkedHashMap<>();
     sections.put("server", serverSection());
@@ -192,7 +207,8 @@ final class RespServerCommands {
     Runtime rt = Runtime.getRuntime();
     long used = rt.totalMemory() - rt.freeMemory();
     sections.put("memory", "used_memory:" + used + "\r\n" + "used_memory_human:" + (used >> 20) + "M\r\n"
-        + "maxmemory:" + rt.maxMemory() + "\r\n" + "maxmemory_policy:noeviction\r\n");
+        + "maxmemory:" + rt.maxMemory() + "\r\n" + "maxmemory_policy:noeviction\r\n"
+        + "used_memory_direct:" + directMemoryUsed() + "\r\n");
     Durability d = settings.durability();
     // No child processes: the log is written and checkpointed in place, never rewritten by a fork.
     sections.put("persistence", "loading:0\r\n"

@@ -98,6 +98,10 @@ class MetricsScrapeTest {
       double rowHits = m.value("kv_cache_hits_total", "db", "m", "table", "t", "cache", "row");
       assertThat(blockHits + blockMisses + rowHits).as("reads of flushed keys went through the caches").isPositive();
       assertThat(m.samples("kv_engine_stat", "db", "m", "table", "t", "stat", "flushes")).hasSize(1);
+      // the flush put its blocks in the block cache, whose memory is direct, outside the heap
+      double cacheMemory = m.value("kv_engine_stat", "db", "m", "table", "t", "stat", "block.cache.memory.bytes");
+      assertThat(cacheMemory).isPositive();
+      assertThat(m.value("jvm_buffer_memory_used_bytes", "id", "direct")).isGreaterThanOrEqualTo(cacheMemory);
 
       // the write-ahead log and the checkpoints
       double syncs = m.value("kv_wal_syncs_total");
