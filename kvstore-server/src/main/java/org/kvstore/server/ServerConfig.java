@@ -130,7 +130,8 @@ public final class ServerConfig {
   /** Bytes of the block cache the store's lsm tables share (0 caches nothing). */
   public static final Setting<Long> BLOCK_CACHE_SIZE = Setting.size("block-cache-size", "BYTES",
       StoreOptions::defaultBlockCacheBytes, "a quarter of the heap",
-      "bytes of the block cache the lsm tables share; 0 = none", Setting.sizeRange(0, Long.MAX_VALUE));
+      "bytes of the block cache the lsm tables share, held in direct memory outside the heap; 0 = none",
+      Setting.sizeRange(0, Long.MAX_VALUE));
   /** Bytes the memtables of the store's lsm tables may hold together (0: only each table's memtable.size). */
   public static final Setting<Long> WRITE_BUFFER_BUDGET = Setting.size("write-buffer-budget", "BYTES",
       StoreOptions::defaultWriteBufferBytes, "a quarter of the heap",

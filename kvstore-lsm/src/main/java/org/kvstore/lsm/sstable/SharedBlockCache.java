@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.key.ValueKind;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The memory of the block cache: decoded data blocks, and the rows point reads found in them (a
@@ -54,6 +56,7 @@ import org.kvstore.lsm.key.ValueKind;
  * rejects one block wrongly.
  */
 public final class SharedBlockCache {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedBlockCache.class);
   private static final int MAX_SHARDS = 16;
   /** Bytes per shard below which the cache has fewer shards (at least one). */
   private static final long MIN_SHARD_BYTES = 4L << 20;
@@ -171,15 +174,15 @@ public final class SharedBlockCache {
 
   /**
    * Whether a block just read from the file should be put in the cache: always while the cache has
-   * room; once full, only when the block was asked for before within the window (its two doorkeeper
-   * bits are set). Otherwise sets its bits; the bits are cleared after about a cache's worth of
-   * blocks has been recorded.
+   * memory it has not yet taken; once all of it is in use, only when the block was asked for before
+   * within the window (its two doorkeeper bits are set). Otherwise sets its bits; the bits are
+   * cleared after about a cache's worth of blocks has been recorded.
    */
   boolean admit(BlockCache view, long fileNum, long offset) {
     if (capacityBytes <= 0) {
       return false;
     }
-    if (usedBytesApprox() < capacityBytes - (capacityBytes >>> 4)) {
+    if (allocatedBytesApprox() < capacityBytes - (capacityBytes >>> 4)) {
       return true;
     }
     long h = hash(view, fileNum, offset);
@@ -199,11 +202,15 @@ public final class SharedBlockCache {
     return false;
   }
 
-  /** The bytes held, read without locks (each shard's count may be slightly stale). */
-  private long usedBytesApprox() {
+  /**
+   * The direct memory the shards have taken, read without locks. Once the cache is full it stays
+   * full: regions are reused, and the bytes of live entries in them (below it by the regions'
+   * unwritten tails and entries evicted since) are no measure of room.
+   */
+  private long allocatedBytesApprox() {
     long n = 0;
     for (Shard s : shards) {
-      n += s.used;
+      n += s.allocatedBytes;
     }
     return n;
   }
@@ -437,6 +444,9 @@ public final class SharedBlockCache {
     final Region[] regions;
     @GuardedBy("this")
     int regionCount;
+    /** Regions the shard may take: its share of the capacity, less if direct memory ran out. */
+    @GuardedBy("this")
+    int regionLimit;
     /** Index of the region being written; -1 before the first. */
     @GuardedBy("this")
     int current = -1;
@@ -445,13 +455,14 @@ public final class SharedBlockCache {
     /** Scratch for moving entries within a region, grown as needed. */
     @GuardedBy("this")
     byte[] moveBuffer = new byte[16 << 10];
-    /** Written under the monitor; read without it for admission. */
+    /** Written under the monitor. */
     volatile long used;
 
     Shard(long capacity) {
       long region = Math.min(MAX_REGION_BYTES, Math.max(Math.min(MIN_REGION_BYTES, capacity), capacity / 16));
       this.regionBytes = (int) Math.max(1, region);
       this.regions = new Region[(int) Math.max(1, capacity / regionBytes)];
+      this.regionLimit = regions.length;
     }
 
     /** The entry of the block ({@code rowKey == null}) or row, or {@code null}. Lock-free. */
@@ -537,8 +548,12 @@ public final class SharedBlockCache {
       if (current >= 0 && regions[current].writePos + len <= regionBytes) {
         return regions[current];
       }
-      if (regionCount < regions.length) {
-        regions[regionCount] = new Region(regionBytes);
+      if (regionCount < regionLimit) {
+        Region fresh = newRegion();
+        if (fresh == null) {
+          return regionCount == 0 ? null : regionWithRoom(len);
+        }
+        regions[regionCount] = fresh;
         allocatedBytes += regionBytes;
         OFF_HEAP_BYTES.addAndGet(regionBytes);
         current = regionCount++;
@@ -555,6 +570,24 @@ public final class SharedBlockCache {
         }
       }
       return null;
+    }
+
+    /**
+     * A new region, or {@code null} when the JVM's direct memory limit ({@code
+     * -XX:MaxDirectMemorySize}, by default the maximum heap) has no room for it: the shard then
+     * keeps the regions it has (logged once per shard).
+     */
+    @GuardedBy("this")
+    private Region newRegion() {
+      try {
+        return new Region(regionBytes);
+      } catch (OutOfMemoryError e) {
+        regionLimit = regionCount;
+        LOG.warn("block cache: no direct memory for another region of {} bytes ({}); a cache shard "
+                + "keeps the {} bytes it has: lower the block cache size or raise -XX:MaxDirectMemorySize",
+            regionBytes, e.getMessage(), allocatedBytes);
+        return null;
+      }
     }
 
     /**
@@ -609,6 +642,7 @@ public final class SharedBlockCache {
       }
       Arrays.fill(regions, null);
       regionCount = 0;
+      regionLimit = regions.length;
       current = -1;
       OFF_HEAP_BYTES.addAndGet(-allocatedBytes);
       allocatedBytes = 0;

@@ -165,6 +165,26 @@ class BlockCacheTest {
     assertThat(shared.offHeapBytes()).isZero();
   }
 
+  /**
+   * A cache larger than the JVM's direct memory limit keeps working with what it could take: a
+   * child JVM limited to 16 MiB of direct memory puts 80 MiB through a 64 MiB cache.
+   */
+  @Test
+  void aCacheLargerThanTheDirectMemoryLimit_cachesWhatFits() throws Exception {
+    String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(javaBin, "-XX:MaxDirectMemorySize=16m", "-Xmx64m",
+        "-cp", System.getProperty("java.class.path"), DirectMemoryLimitWorker.class.getName())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    assertThat(out).contains("OK").contains("no direct memory for another region");
+    long memory = Long.parseLong(out.replaceAll("(?s).*MEMORY (\\d+).*", "$1"));
+    long hits = Long.parseLong(out.replaceAll("(?s).*HITS (\\d+).*", "$1"));
+    assertThat(memory).as(out).isPositive().isLessThanOrEqualTo(16L << 20);
+    assertThat(hits).as(out).isPositive();
+  }
+
   @Test
   void concurrentReadersAndWriters_neverSeeATornOrAnotherAddressesBlock() throws Exception {
     // Small regions taken back all the time, while readers copy out of them.
