@@ -32,14 +32,15 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>The protocols pause producing replies while the channel is not writable (its write-buffer
- * high-water mark), so a client that stops reading is held at about that mark: the soft limit,
- * which defaults to it, is what disconnects such a client; the hard limit stops a single reply
- * that is too large.
+ * high-water mark), and a producer on a worker goes on only once its client is under the soft limit
+ * or the low-water mark ({@link #mayResume}), so a client that stops reading is held over the soft
+ * limit, which disconnects it after its seconds; the hard limit stops a single reply that is too
+ * large.
  *
  * <p>Thread safety: writes and the soft-limit timer run on the channel's event loop;
- * {@link #tryReserve}, {@link #release}, {@link #buffered} and {@link #disconnect} may be called from
- * any thread. The reserved count is guarded by {@code this}; Netty's pending count is a volatile
- * read.
+ * {@link #tryReserve}, {@link #release}, {@link #buffered}, {@link #mayResume} and
+ * {@link #disconnect} may be called from any thread. The reserved count is guarded by {@code this};
+ * Netty's pending count is a volatile read.
  */
 public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudget {
   private static final Logger LOG = LoggerFactory.getLogger(OutputGuard.class);
@@ -145,6 +146,16 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     ChannelHandlerContext c = ctx;
     ChannelOutboundBuffer out = c == null ? null : c.channel().unsafe().outboundBuffer();
     return r + (out == null ? 0 : out.totalPendingWriteBytes());
+  }
+
+  @Override
+  public boolean mayResume(long lowWaterMark) {
+    long now = buffered();
+    if (now > Math.max(lowWaterMark, limits.softBytes())) {
+      return false;
+    }
+    observeSoft(now);
+    return true;
   }
 
   /**

@@ -86,6 +86,48 @@ class OutputGuardTest {
   }
 
   @Test
+  void mayResume_onlyUnderTheSoftLimitOrTheLowMark() {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    assertThat(guard.tryReserve(150)).isTrue();
+    assertThat(guard.mayResume(50)).as("over the soft limit").isFalse();
+    assertThat(guard.mayResume(200)).as("under the low mark").isTrue();
+    guard.release(70);
+    assertThat(guard.mayResume(50)).as("over the low mark, under the soft limit").isTrue();
+    OutputLimits noSoftLimit = new OutputLimits(1 << 20, 100, 0, 0);
+    OutputGuard unlimited = noSoftLimit.newGuard("RESP", () -> "test");
+    EmbeddedChannel other = new EmbeddedChannel(unlimited);
+    assertThat(unlimited.tryReserve(80)).isTrue();
+    assertThat(unlimited.mayResume(50)).as("over the low mark, no soft limit").isFalse();
+    ch.finishAndReleaseAll();
+    other.finishAndReleaseAll();
+  }
+
+  @Test
+  void mayResume_underTheSoftLimit_restartsItsClock() throws Exception {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    ch.write(bytes(200)); // over the soft limit: the clock starts
+    Thread.sleep(600);
+    ch.flush(); // the socket takes it all, which no write reports
+    assertThat(guard.mayResume(50)).isTrue();
+    ch.write(bytes(200)); // the producer went on: over again
+    Thread.sleep(600);
+    ch.advanceTimeBy(1200, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for 0.6 s since it drained").isTrue();
+    Thread.sleep(600);
+    ch.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for its seconds since it drained").isFalse();
+    assertThat(limits.disconnections()).isEqualTo(1);
+  }
+
+  @Test
   void overTheTotal_closesTheLargestClientFirst() {
     OutputLimits limits = new OutputLimits(1 << 20, 0, 0, 1000);
     OutputGuard small = limits.newGuard("RESP", () -> "small");
