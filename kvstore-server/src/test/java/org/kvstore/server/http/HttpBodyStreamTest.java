@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.kvstore.server.output.LocalConnection;
 import org.kvstore.server.output.OutputGuard;
@@ -18,7 +17,7 @@ import org.kvstore.server.output.OutputLimits;
 
 /**
  * When the worker writing a streamed body waits for its client to read, and when it goes on, on a
- * local connection with an output guard (4 MiB hard, 512 KiB for 1 s soft). What the client holds
+ * local connection with an output guard (4 MiB hard, 512 KiB soft). What the client holds
  * is set with the guard's reservations.
  */
 class HttpBodyStreamTest {
@@ -28,20 +27,23 @@ class HttpBodyStreamTest {
   private OutputGuard guard;
   private LocalConnection connection;
 
-  @BeforeEach
-  void connect() throws Exception {
-    limits = new OutputLimits(4 << 20, 512 << 10, 1, 0);
+  /** A connection whose client may stay over its soft limit for {@code softSeconds}. */
+  private void connect(int softSeconds) throws Exception {
+    limits = new OutputLimits(4 << 20, 512 << 10, softSeconds, 0);
     guard = limits.newGuard("HTTP", () -> "test");
     connection = new LocalConnection(guard);
   }
 
   @AfterEach
   void close() throws Exception {
-    connection.close();
+    if (connection != null) {
+      connection.close();
+    }
   }
 
   @Test
   void write_clientLeftBetweenTheLowMarkAndItsSoftLimit_goesOn() throws Exception {
+    connect(60);
     // Seventeen parts handed to the event loop and not written yet, over the high-water mark: the
     // writer waits.
     assertThat(guard.tryReserve(17L * PART)).isTrue();
@@ -50,11 +52,12 @@ class HttpBodyStreamTest {
     assertThat(written).as("waiting while the client holds 17 parts").isNotDone();
     // The socket took all but 400 KiB and the client reads no more: under its soft limit.
     guard.release(17L * PART - (400 << 10));
-    written.get(5, TimeUnit.SECONDS);
+    written.get(10, TimeUnit.SECONDS);
   }
 
   @Test
   void write_clientStoppedOverItsSoftLimit_waitsUntilItIsDisconnected() throws Exception {
+    connect(2);
     assertThat(guard.tryReserve(17L * PART)).isTrue();
     CompletableFuture<Void> written = writeAPartOnAWorker();
     Thread.sleep(200);
@@ -63,7 +66,7 @@ class HttpBodyStreamTest {
     Thread.sleep(200);
     assertThat(written).as("waiting for the client to read").isNotDone();
     try {
-      written.get(5, TimeUnit.SECONDS);
+      written.get(10, TimeUnit.SECONDS);
       throw new AssertionError("the writer went on after the soft limit closed the client");
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(HttpBodyStream.ClientGoneException.class);
