@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,54 @@ class OutputGuardTest {
     ch.runPendingTasks();
     assertThat(ch.isOpen()).as("over the soft limit for its seconds since it drained").isFalse();
     assertThat(limits.disconnections()).isEqualTo(1);
+  }
+
+  @Test
+  void handlerAdded_keepsTheLowWaterMarkOverTheSoftLimit() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 << 10, 1 << 20));
+    ch.pipeline().addLast(new OutputLimits(4 << 20, 512 << 10, 2, 0).newGuard("RESP", () -> "test"));
+    assertThat(ch.config().getWriteBufferLowWaterMark()).isGreaterThan(512 << 10);
+    assertThat(ch.config().getWriteBufferHighWaterMark()).as("still over the low one").isEqualTo(1 << 20);
+
+    EmbeddedChannel large = new EmbeddedChannel();
+    large.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 << 10, 1 << 20));
+    large.pipeline().addLast(new OutputLimits(16 << 20, 8 << 20, 2, 0).newGuard("RESP", () -> "test"));
+    assertThat(large.config().getWriteBufferLowWaterMark()).isGreaterThan(8 << 20);
+    assertThat(large.config().getWriteBufferHighWaterMark()).as("raised with it")
+        .isGreaterThan(large.config().getWriteBufferLowWaterMark());
+
+    EmbeddedChannel noSoftLimit = new EmbeddedChannel();
+    noSoftLimit.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 << 10, 1 << 20));
+    noSoftLimit.pipeline().addLast(new OutputLimits(4 << 20, 512 << 10, 0, 0).newGuard("RESP", () -> "test"));
+    assertThat(noSoftLimit.config().getWriteBufferLowWaterMark()).isEqualTo(256 << 10);
+    ch.finishAndReleaseAll();
+    large.finishAndReleaseAll();
+    noSoftLimit.finishAndReleaseAll();
+  }
+
+  @Test
+  void writableAgain_restartsTheSoftLimitsClock() throws Exception {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(10, 50));
+    ch.pipeline().addLast(limits.newGuard("RESP", () -> "test"));
+    ch.write(bytes(200)); // over the soft limit and the high-water mark: the clock starts
+    assertThat(ch.isWritable()).isFalse();
+    Thread.sleep(600);
+    ch.flush(); // the socket takes it all: writable again, which no write reports
+    assertThat(ch.isWritable()).isTrue();
+    ch.write(bytes(200)); // the protocol went on: over again
+    Thread.sleep(600);
+    ch.advanceTimeBy(1200, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for 0.6 s since it drained").isTrue();
+    Thread.sleep(600);
+    ch.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for its seconds since it drained").isFalse();
   }
 
   @Test
