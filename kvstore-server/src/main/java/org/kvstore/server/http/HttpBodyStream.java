@@ -29,9 +29,10 @@ import org.kvstore.server.output.ReplyBudget;
  * {@link org.kvstore.server.output.OutputGuard} counts it from then on): a response over the
  * client's hard limit, or the server's total, disconnects the client with the same WARN line and
  * counter as any protocol's reply. When the client holds more than {@link #PAUSE_BYTES} the writer
- * waits until it drains to {@link #RESUME_BYTES}; a client that does not read is disconnected by its
- * soft limit, which ends the wait. Once the client is gone or being disconnected every write throws
- * {@link ClientGoneException}, which stops the writer.
+ * waits until it drains to {@link #RESUME_BYTES}, or to the client's soft limit when that is higher
+ * ({@link ReplyBudget#mayResume}): it never waits on a client under its soft limit, so a client
+ * that does not read is disconnected by that limit, which ends the wait. Once the client is gone or
+ * being disconnected every write throws {@link ClientGoneException}, which stops the writer.
  *
  * <p>Thread safety: confined to the worker writing the body; what it does to the channel runs on
  * the channel's event loop.
@@ -40,7 +41,10 @@ final class HttpBodyStream extends OutputStream {
   static final int PART_BYTES = 64 * 1024;
   /** The HTTP write-buffer high-water mark: beyond it the writer waits. */
   static final long PAUSE_BYTES = 1024 * 1024;
-  /** The low-water mark: the writer goes on once the client holds no more. */
+  /**
+   * The low-water mark: the writer goes on once the client holds no more, or no more than its soft
+   * limit.
+   */
   static final long RESUME_BYTES = 256 * 1024;
   /** A chunk's size line and the CRLF after its data, at most. */
   private static final int CHUNK_FRAMING = 16;
@@ -147,7 +151,7 @@ final class HttpBodyStream extends OutputStream {
       }
     }, bytes, msg);
     if (budget.buffered() > PAUSE_BYTES) {
-      while (ctx.channel().isActive() && budget.buffered() > RESUME_BYTES) {
+      while (ctx.channel().isActive() && !budget.mayResume(RESUME_BYTES)) {
         LockSupport.parkNanos(WAIT_NANOS);
       }
     }

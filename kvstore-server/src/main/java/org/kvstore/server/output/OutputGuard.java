@@ -2,11 +2,13 @@ package org.kvstore.server.output;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
@@ -31,15 +33,16 @@ import org.slf4j.LoggerFactory;
  *                      server total over its limit: OutputLimits.shed() closes the largest
  * </pre>
  *
- * <p>The protocols pause producing replies while the channel is not writable (its write-buffer
- * high-water mark), so a client that stops reading is held at about that mark: the soft limit,
- * which defaults to it, is what disconnects such a client; the hard limit stops a single reply
- * that is too large.
+ * <p>The protocols pause producing replies while the channel is not writable (over its write-buffer
+ * high-water mark, until it drains under the low one, which the guard keeps over the soft limit),
+ * and a producer on a worker goes on only once its client is under the soft limit or the low-water
+ * mark ({@link #mayResume}), so a client that stops reading is held over the soft limit, which
+ * disconnects it after its seconds; the hard limit stops a single reply that is too large.
  *
  * <p>Thread safety: writes and the soft-limit timer run on the channel's event loop;
- * {@link #tryReserve}, {@link #release}, {@link #buffered} and {@link #disconnect} may be called from
- * any thread. The reserved count is guarded by {@code this}; Netty's pending count is a volatile
- * read.
+ * {@link #tryReserve}, {@link #release}, {@link #buffered}, {@link #mayResume} and
+ * {@link #disconnect} may be called from any thread. The reserved count is guarded by {@code this};
+ * Netty's pending count is a volatile read.
  */
 public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudget {
   private static final Logger LOG = LoggerFactory.getLogger(OutputGuard.class);
@@ -67,7 +70,36 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    raiseLowWaterMark(ctx.channel().config());
     limits.opened(this);
+  }
+
+  /**
+   * Keeps the channel's low-water mark over the soft limit. A protocol stops producing replies when
+   * the channel goes over its high-water mark and goes on only once it drops under the low one; the
+   * socket may take more of what is queued after the protocol stopped, so a client that never reads
+   * can be left anywhere above the low mark. Above the soft limit too, it is disconnected after the
+   * soft seconds; between a low mark under the soft limit and the soft limit, nothing would ever
+   * disconnect it or produce more for it.
+   */
+  private void raiseLowWaterMark(ChannelConfig config) {
+    long soft = limits.softBytes();
+    WriteBufferWaterMark mark = config.getWriteBufferWaterMark();
+    if (soft == 0 || soft >= Integer.MAX_VALUE / 2 || mark.low() > soft) {
+      return;
+    }
+    int low = (int) soft + 1; // writable again only under it: a channel that is not holds more than soft
+    int high = mark.high() > low ? mark.high() : low + (mark.high() - mark.low());
+    config.setWriteBufferWaterMark(new WriteBufferWaterMark(low, high));
+  }
+
+  /** The channel drained under its low-water mark, the soft limit: that stops the soft limit's clock. */
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    if (ctx.channel().isWritable()) {
+      observeSoft(buffered());
+    }
+    super.channelWritabilityChanged(ctx);
   }
 
   @Override
@@ -145,6 +177,16 @@ public final class OutputGuard extends ChannelDuplexHandler implements ReplyBudg
     ChannelHandlerContext c = ctx;
     ChannelOutboundBuffer out = c == null ? null : c.channel().unsafe().outboundBuffer();
     return r + (out == null ? 0 : out.totalPendingWriteBytes());
+  }
+
+  @Override
+  public boolean mayResume(long lowWaterMark) {
+    long now = buffered();
+    if (now > Math.max(lowWaterMark, limits.softBytes())) {
+      return false;
+    }
+    observeSoft(now);
+    return true;
   }
 
   /**

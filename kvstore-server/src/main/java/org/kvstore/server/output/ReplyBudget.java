@@ -23,6 +23,11 @@ public interface ReplyBudget {
     public long buffered() {
       return 0;
     }
+
+    @Override
+    public boolean mayResume(long lowWaterMark) {
+      return true;
+    }
   };
 
   /**
@@ -37,4 +42,15 @@ public interface ReplyBudget {
 
   /** Bytes the client holds now: queued for its socket plus reserved. */
   long buffered();
+
+  /**
+   * Whether a producer that paused for the client to read may go on: the client holds no more than
+   * {@code lowWaterMark}, or no more than its soft limit. A producer must not wait on a client under
+   * its soft limit: one that stopped reading there is over no limit, nothing would disconnect it,
+   * and the producer would wait as long as the connection lasts; going on, it takes the client over
+   * the soft limit, whose seconds then end the wait. The count that allows it also tells the soft
+   * limit's clock that the client was under it: a client that reads drains to there, which the
+   * socket's progress alone does not report.
+   */
+  boolean mayResume(long lowWaterMark);
 }

@@ -15,9 +15,11 @@ import org.kvstore.server.output.ReplyBudget;
  * <p>A part is written by the connection's event loop, which first gives back its reservation: the
  * channel's {@link org.kvstore.server.output.OutputGuard} counts it from then on. When the
  * connection holds more than {@link #PAUSE_BYTES}, the worker waits until it drains to
- * {@link #RESUME_BYTES} (below the soft limit's default, so a client that reads drops under it each
- * time); a client that does not read is disconnected by its output buffer limits, which ends the
- * wait.
+ * {@link #RESUME_BYTES}, or to the client's soft limit when that is higher
+ * ({@link ReplyBudget#mayResume}). The count that starts a wait includes parts the event loop has
+ * not written yet, and the socket may take some of them once it does, so what the client holds when
+ * it stops reading can be anywhere below the mark; the worker never waits on a client under its soft
+ * limit, so a client that does not read is disconnected by that limit, which ends the wait.
  *
  * <p>Thread safety: {@link #send} and {@link #abort} run on the command's worker; what they do to
  * the channel runs on its event loop.
@@ -25,7 +27,10 @@ import org.kvstore.server.output.ReplyBudget;
 final class ReplyStreamer {
   /** The RESP write-buffer high-water mark: beyond it the command waits. */
   static final long PAUSE_BYTES = 1024 * 1024;
-  /** The low-water mark: the command goes on once the connection holds no more. */
+  /**
+   * The low-water mark: the command goes on once the connection holds no more, or no more than the
+   * client's soft limit.
+   */
   static final long RESUME_BYTES = 256 * 1024;
   private static final long WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -56,7 +61,7 @@ final class ReplyStreamer {
     }
     // Never wait on the event loop itself: only it drains the channel.
     if (budget.buffered() > PAUSE_BYTES && !ctx.executor().inEventLoop()) {
-      while (ctx.channel().isActive() && budget.buffered() > RESUME_BYTES) {
+      while (ctx.channel().isActive() && !budget.mayResume(RESUME_BYTES)) {
         LockSupport.parkNanos(WAIT_NANOS);
       }
     }

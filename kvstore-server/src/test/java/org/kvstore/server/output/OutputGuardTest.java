@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -83,6 +84,96 @@ class OutputGuardTest {
     }
     assertThat(ch.isOpen()).as("still over the soft limit, seconds later").isFalse();
     assertThat(limits.disconnections()).isEqualTo(1);
+  }
+
+  @Test
+  void mayResume_onlyUnderTheSoftLimitOrTheLowMark() {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    assertThat(guard.tryReserve(150)).isTrue();
+    assertThat(guard.mayResume(50)).as("over the soft limit").isFalse();
+    assertThat(guard.mayResume(200)).as("under the low mark").isTrue();
+    guard.release(70);
+    assertThat(guard.mayResume(50)).as("over the low mark, under the soft limit").isTrue();
+    OutputLimits noSoftLimit = new OutputLimits(1 << 20, 100, 0, 0);
+    OutputGuard unlimited = noSoftLimit.newGuard("RESP", () -> "test");
+    EmbeddedChannel other = new EmbeddedChannel(unlimited);
+    assertThat(unlimited.tryReserve(80)).isTrue();
+    assertThat(unlimited.mayResume(50)).as("over the low mark, no soft limit").isFalse();
+    ch.finishAndReleaseAll();
+    other.finishAndReleaseAll();
+  }
+
+  @Test
+  void mayResume_underTheSoftLimit_restartsItsClock() throws Exception {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    OutputGuard guard = limits.newGuard("RESP", () -> "test");
+    EmbeddedChannel ch = new EmbeddedChannel(guard);
+    ch.write(bytes(200)); // over the soft limit: the clock starts
+    Thread.sleep(600);
+    ch.flush(); // the socket takes it all, which no write reports
+    assertThat(guard.mayResume(50)).isTrue();
+    ch.write(bytes(200)); // the producer went on: over again
+    Thread.sleep(600);
+    ch.advanceTimeBy(1200, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for 0.6 s since it drained").isTrue();
+    Thread.sleep(600);
+    ch.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for its seconds since it drained").isFalse();
+    assertThat(limits.disconnections()).isEqualTo(1);
+  }
+
+  @Test
+  void handlerAdded_keepsTheLowWaterMarkOverTheSoftLimit() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 << 10, 1 << 20));
+    ch.pipeline().addLast(new OutputLimits(4 << 20, 512 << 10, 2, 0).newGuard("RESP", () -> "test"));
+    assertThat(ch.config().getWriteBufferLowWaterMark()).isGreaterThan(512 << 10);
+    assertThat(ch.config().getWriteBufferHighWaterMark()).as("still over the low one").isEqualTo(1 << 20);
+
+    EmbeddedChannel large = new EmbeddedChannel();
+    large.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 << 10, 1 << 20));
+    large.pipeline().addLast(new OutputLimits(16 << 20, 8 << 20, 2, 0).newGuard("RESP", () -> "test"));
+    assertThat(large.config().getWriteBufferLowWaterMark()).isGreaterThan(8 << 20);
+    assertThat(large.config().getWriteBufferHighWaterMark()).as("raised with it")
+        .isGreaterThan(large.config().getWriteBufferLowWaterMark());
+
+    EmbeddedChannel noSoftLimit = new EmbeddedChannel();
+    noSoftLimit.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 << 10, 1 << 20));
+    noSoftLimit.pipeline().addLast(new OutputLimits(4 << 20, 512 << 10, 0, 0).newGuard("RESP", () -> "test"));
+    assertThat(noSoftLimit.config().getWriteBufferLowWaterMark()).isEqualTo(256 << 10);
+    ch.finishAndReleaseAll();
+    large.finishAndReleaseAll();
+    noSoftLimit.finishAndReleaseAll();
+  }
+
+  @Test
+  void writableAgain_restartsTheSoftLimitsClock() throws Exception {
+    OutputLimits limits = new OutputLimits(1 << 20, 100, 1, 0);
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(10, 50));
+    ch.pipeline().addLast(limits.newGuard("RESP", () -> "test"));
+    ch.write(bytes(200)); // over the soft limit and the high-water mark: the clock starts
+    assertThat(ch.isWritable()).isFalse();
+    Thread.sleep(600);
+    ch.flush(); // the socket takes it all: writable again, which no write reports
+    assertThat(ch.isWritable()).isTrue();
+    ch.write(bytes(200)); // the protocol went on: over again
+    Thread.sleep(600);
+    ch.advanceTimeBy(1200, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for 0.6 s since it drained").isTrue();
+    Thread.sleep(600);
+    ch.advanceTimeBy(600, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("over the soft limit for its seconds since it drained").isFalse();
   }
 
   @Test
