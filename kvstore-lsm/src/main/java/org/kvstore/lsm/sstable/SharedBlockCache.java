@@ -310,6 +310,13 @@ public final class SharedBlockCache {
     return n;
   }
 
+  /**
+   * Region bytes a row is charged beyond its value and key bytes: its index entry and key array
+   * are on the heap, and charging them here bounds the heap that many small rows can hold by the
+   * cache's size.
+   */
+  static final int ROW_OVERHEAD = 160;
+
   /** Whether an entry of {@code view} with {@code fileNum} is selected ({@code null}: all of it). */
   private static boolean selected(Entry e, BlockCache view, long[] fileNums) {
     return e.view == view && (fileNums == null || Arrays.binarySearch(fileNums, e.fileNum) >= 0);
@@ -368,6 +375,8 @@ public final class SharedBlockCache {
     final Region region;
     final int pos;
     final int len;
+    /** The region bytes charged: {@link #len}, and for a row also {@link #ROW_OVERHEAD} and its key. */
+    final int space;
     final long generation;
     final long seqNum;
     final ValueKind kind;
@@ -385,6 +394,7 @@ public final class SharedBlockCache {
       this.region = region;
       this.pos = pos;
       this.len = len;
+      this.space = rowKey == null ? len : len + ROW_OVERHEAD + rowKey.length;
       this.generation = generation;
       this.seqNum = row == null ? 0 : row.seqNum();
       this.kind = row == null ? null : row.kind();
@@ -402,6 +412,7 @@ public final class SharedBlockCache {
       this.region = e.region;
       this.pos = newPos;
       this.len = e.len;
+      this.space = e.space;
       this.generation = newGeneration;
       this.seqNum = e.seqNum;
       this.kind = e.kind;
@@ -508,20 +519,21 @@ public final class SharedBlockCache {
     /** Copies the bytes into a region and indexes them, replacing the entry of the same address. */
     @GuardedBy("this")
     void put(long h, BlockCache view, long fileNum, long offset, byte[] rowKey, Lookup row, byte[] bytes, int len) {
-      Region r = regionWithRoom(len);
+      int space = rowKey == null ? len : len + ROW_OVERHEAD + rowKey.length;
+      Region r = regionWithRoom(space);
       if (r == null) {
         return;
       }
       int pos = r.writePos;
       r.memory.put(pos, bytes, 0, len);
-      r.writePos = pos + len;
+      r.writePos = pos + space;
       Entry e = new Entry(h, view, fileNum, offset, rowKey, row, r, pos, len, r.generation);
       r.add(e);
       Entry[] t = table;
       int i = slotOf(t, h, view, fileNum, offset, rowKey);
-      long delta = len;
+      long delta = space;
       if (t[i] != null) {
-        delta -= t[i].len;
+        delta -= t[i].space;
       } else {
         if ((count + 1) * 2 > t.length) {
           t = resize(t.length * 2);
@@ -622,7 +634,7 @@ public final class SharedBlockCache {
           }
           Entry moved = new Entry(e, writePos, gen);
           moved.uses = e.uses - 1;
-          writePos += e.len;
+          writePos += e.space;
           es[kept++] = moved;
           VarHandle.releaseFence();
           t[slot] = moved;
@@ -655,7 +667,7 @@ public final class SharedBlockCache {
     @GuardedBy("this")
     private void removeAt(Entry[] t, int i) {
       int mask = t.length - 1;
-      long bytes = t[i].len;
+      long bytes = t[i].space;
       used -= bytes;
       t[i].view.addBytes(-bytes);
       count--;
@@ -716,7 +728,7 @@ public final class SharedBlockCache {
       long n = 0;
       for (Entry e : table) {
         if (e != null && selected(e, view, fileNums)) {
-          n += e.len;
+          n += e.space;
         }
       }
       return n;

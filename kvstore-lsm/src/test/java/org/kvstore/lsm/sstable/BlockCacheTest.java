@@ -357,6 +357,22 @@ class BlockCacheTest {
     assertThat(cache.rowMisses()).isPositive();
   }
 
+  /** Rows of one-byte values are charged their heap overhead, so they cannot fill the heap. */
+  @Test
+  void smallRows_areChargedTheirOverhead() {
+    long capacity = 1L << 20;
+    BlockCache cache = new BlockCache(capacity, true);
+    for (int i = 0; i < 100_000; i++) {
+      byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+      cache.putRow(1, i, key, new Lookup(i, ValueKind.PUT, new byte[] {(byte) i}, i, 0));
+    }
+    assertThat(cache.size()).isPositive().isLessThanOrEqualTo(capacity / SharedBlockCache.ROW_OVERHEAD);
+    assertThat(cache.usedBytes()).isLessThanOrEqualTo(capacity);
+    Lookup last = cache.getRow(1, 99_999, "k99999".getBytes(StandardCharsets.UTF_8));
+    assertThat(last).isNotNull();
+    assertThat(last.value()).containsExactly((byte) 99_999);
+  }
+
   @Test
   void aViewWithoutRows_orACacheOfNoMemory_keepsNoRows() {
     assertThat(new BlockCache(1L << 20).cachesRows()).isFalse();
