@@ -402,17 +402,17 @@ public final class SstableReader {
         ra.len = want;
       }
       raw = decodeStored(path, offset, ra.buf, (int) (offset - ra.start), size);
-      len = raw.length;
-    } else {
-      byte[] b = buf.ensure(total);
-      readAt(b, total, offset);
-      raw = contentsInPlace(offset, b, size);
-      len = raw == b ? size : raw.length;
-      if (cache.admit(fileNum, offset)) {
-        cache.put(fileNum, offset, raw, len);
-      }
+      return parseBlock(offset, raw, raw.length);
     }
-    return parseBlock(offset, raw, len);
+    byte[] b = buf.ensure(total);
+    readAt(b, total, offset);
+    raw = contentsInPlace(offset, b, size);
+    len = raw == b ? size : raw.length;
+    Block block = parseBlock(offset, raw, len);
+    if (cache.admit(fileNum, offset)) {
+      cache.put(fileNum, offset, raw, len);
+    }
+    return block;
   }
 
   private void readAt(byte[] buf, int len, long offset) throws IOException {

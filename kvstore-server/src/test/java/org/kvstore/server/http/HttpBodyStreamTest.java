@@ -11,9 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.kvstore.server.output.LocalConnection;
-import org.kvstore.server.output.OutputGuard;
-import org.kvstore.server.output.OutputLimits;
+import org.kvstore.server.output.GuardedConnection;
 
 /**
  * When the worker writing a streamed body waits for its client to read, and when it goes on, on a
@@ -23,15 +21,11 @@ import org.kvstore.server.output.OutputLimits;
 class HttpBodyStreamTest {
   private static final int PART = HttpBodyStream.PART_BYTES;
 
-  private OutputLimits limits;
-  private OutputGuard guard;
-  private LocalConnection connection;
+  private GuardedConnection connection;
 
   /** A connection whose client may stay over its soft limit for {@code softSeconds}. */
   private void connect(int softSeconds) throws Exception {
-    limits = new OutputLimits(4 << 20, 512 << 10, softSeconds, 0);
-    guard = limits.newGuard("HTTP", () -> "test");
-    connection = new LocalConnection(guard);
+    connection = new GuardedConnection("HTTP", softSeconds);
   }
 
   @AfterEach
@@ -46,23 +40,23 @@ class HttpBodyStreamTest {
     connect(60);
     // Seventeen parts handed to the event loop and not written yet, over the high-water mark: the
     // writer waits.
-    assertThat(guard.tryReserve(17L * PART)).isTrue();
+    assertThat(connection.guard().tryReserve(17L * PART)).isTrue();
     CompletableFuture<Void> written = writeAPartOnAWorker();
     Thread.sleep(200);
     assertThat(written).as("waiting while the client holds 17 parts").isNotDone();
     // The socket took all but 400 KiB and the client reads no more: under its soft limit.
-    guard.release(17L * PART - (400 << 10));
+    connection.guard().release(17L * PART - (400 << 10));
     written.get(10, TimeUnit.SECONDS);
   }
 
   @Test
   void write_clientStoppedOverItsSoftLimit_waitsUntilItIsDisconnected() throws Exception {
     connect(2);
-    assertThat(guard.tryReserve(17L * PART)).isTrue();
+    assertThat(connection.guard().tryReserve(17L * PART)).isTrue();
     CompletableFuture<Void> written = writeAPartOnAWorker();
     Thread.sleep(200);
     assertThat(written).as("waiting while the client holds 17 parts").isNotDone();
-    guard.release(17L * PART - (600 << 10)); // the client holds 600 KiB and reads no more
+    connection.guard().release(17L * PART - (600 << 10)); // the client holds 600 KiB and reads no more
     Thread.sleep(200);
     assertThat(written).as("waiting for the client to read").isNotDone();
     try {
@@ -71,12 +65,12 @@ class HttpBodyStreamTest {
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(HttpBodyStream.ClientGoneException.class);
     }
-    assertThat(limits.disconnections()).isEqualTo(1);
+    assertThat(connection.limits().disconnections()).isEqualTo(1);
   }
 
   /** Writes a part and a byte, which sends the part, from a thread other than the event loop. */
   private CompletableFuture<Void> writeAPartOnAWorker() {
-    HttpBodyStream body = new HttpBodyStream(connection.ctx(), guard,
+    HttpBodyStream body = new HttpBodyStream(connection.ctx(), connection.guard(),
         () -> new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
     CompletableFuture<Void> written = new CompletableFuture<>();
     Thread worker = new Thread(() -> {

@@ -116,8 +116,8 @@ final class SoakAnalysis {
     }
     SoakSample last = after.get(after.size() - 1);
 
-    // The heap outside the block cache and memtables (SoakSample#heapOutsideCachesBytes): they are
-    // bounded by settings, and their swings are no leak.
+    // The heap outside the memtables (SoakSample#heapOutsideCachesBytes): they are bounded by a
+    // setting, and their swings are no leak.
     checks.add(slopeCheck("heap after GC slope", slope(after, SoakSample::heapOutsideCachesBytes), targets));
     checks.add(slopeCheck("RSS slope", slope(after, SoakSample::rssBytes), targets));
     Check fds = within("open file descriptors", after, levelAt(samples, warmUp, SoakSample::otherFds),
@@ -157,7 +157,7 @@ final class SoakAnalysis {
 
     List<Trend> trends = List.of(
         trend("heap after full GC", "MiB", after, baseline, last, SoakSample::heapAfterGcBytes),
-        trend("  of it outside block cache and memtables", "MiB", after, baseline, last,
+        trend("  of it outside memtables", "MiB", after, baseline, last,
             SoakSample::heapOutsideCachesBytes),
         trend("RSS", "MiB", after, baseline, last, SoakSample::rssBytes),
         trend("JVM direct buffers", "MiB", after, baseline, last, SoakSample::jvmDirectBytes),
