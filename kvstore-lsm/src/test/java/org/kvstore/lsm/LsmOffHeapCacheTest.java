@@ -12,6 +12,9 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.kvstore.KVStore;
+import org.kvstore.StoreOptions;
+import org.kvstore.Table;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvstore.io.LocalFileSystem;
 import org.kvstore.lsm.sstable.SharedBlockCache;
@@ -52,6 +55,34 @@ class LsmOffHeapCacheTest {
 
   private static byte[] key(int i) {
     return String.format("key%08d", i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Through the store: a dropped table's cache memory goes when it was the last lsm table. */
+  @Test
+  void droppingTheLastLsmTable_letsTheSharedCacheMemoryGo() throws Exception {
+    try (KVStore store = KVStore.open(dir.resolve("store"), StoreOptions.builder().blockCacheBytes(CACHE_BYTES).build())) {
+      store.createDB("db");
+      store.createTable("db", "a", LsmEngine.NAME, new Properties());
+      store.createTable("db", "b", LsmEngine.NAME, new Properties());
+      for (String name : new String[] {"a", "b"}) {
+        Table t = store.table("db", name);
+        for (int i = 0; i < 2000; i++) {
+          t.put(key(i), new byte[500]);
+        }
+      }
+      store.checkpoint(); // flushes both; the flushes fill the shared cache
+      assertThat(cacheMemory(store, "a")).isPositive().isLessThanOrEqualTo(CACHE_BYTES);
+      store.dropTable("db", "a");
+      assertThat(cacheMemory(store, "b")).as("b still uses the cache").isPositive();
+      assertThat(store.table("db", "b").get(key(7))).hasSize(500);
+      store.dropTable("db", "b");
+      store.createTable("db", "c", LsmEngine.NAME, new Properties());
+      assertThat(cacheMemory(store, "c")).as("the cache started over after its last table went").isZero();
+    }
+  }
+
+  private static long cacheMemory(KVStore store, String table) {
+    return store.table("db", table).info().engineStats().get("block.cache.memory.bytes");
   }
 
   @Test
