@@ -46,7 +46,8 @@ final class LsmStatistics {
    * {@code block.cache.misses} and {@code block.cache.hit.rate.permille}, and the row cache's
    * {@code row.cache.hits} and {@code row.cache.misses} (a probe of a file that does not hold the key
    * is a miss too). Gauges of the moment: {@code compaction.deferred} (1 while a compaction waits
-   * for disk space), {@code memtable.bytes}, {@code immutable.memtables},
+   * for disk space), {@code memtable.bytes}, {@code memtable.arena.bytes} (the direct memory the
+   * memtables hold for their values, whole chunks), {@code immutable.memtables},
    * {@code block.cache.bytes} (blocks and rows),
    * {@code open.files}, {@code resident.readers}, {@code index.filter.bytes}.
    */
@@ -56,9 +57,11 @@ final class LsmStatistics {
     // Live keys, estimated: entries minus tombstones (a tombstone is not a key), never below 0.
     long entries = v.totalEntries() - v.totalTombstones() + s.mem().entryCount() - s.mem().deleteCount();
     long memBytes = s.mem().approximateBytes();
+    long arenaBytes = s.mem().arenaBytes();
     for (FrozenMemTable imm : s.imms()) {
       entries += imm.mem().entryCount() - imm.mem().deleteCount();
       memBytes += imm.mem().approximateBytes();
+      arenaBytes += imm.mem().arenaBytes();
     }
     entries = Math.max(0, entries);
     Map<String, Long> d = new LinkedHashMap<>();
@@ -84,6 +87,7 @@ final class LsmStatistics {
     d.put("compactions.deferred.no.space", compactionsDeferred.sum());
     d.put("compaction.deferred", deferred ? 1L : 0L);
     d.put("memtable.bytes", memBytes);
+    d.put("memtable.arena.bytes", arenaBytes);
     d.put("immutable.memtables", (long) s.imms().size());
     long hits = cache.hits();
     long total = hits + cache.misses();

@@ -134,7 +134,8 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     this.clock = ctx.clock();
     // The scheduler calls this table only from its tasks, the first queued after construction.
     this.scheduler = new FlushCompactionScheduler(ctx.tableName(), this);
-    this.views = new SuperVersions(opt, versions, ctx.appliedLsn(), writeFence, lastSeq, pins, scheduler);
+    this.views = new SuperVersions(
+        opt, versions, ctx.appliedLsn(), writeFence, lastSeq, pins, scheduler, budget.arena());
     this.stalls = new WriteStalls(ctx.tableName(), opt, budget, statistics, views, scheduler);
     this.work =
         new FlushCompactionWork(
@@ -372,18 +373,19 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
 
   /**
    * The newest value of {@code key} in the memtables of {@code s}, newest memtable first
-   * ({@link MemTable#latestValue}: {@link MemTable#DELETED} for a delete or an expired put), or
-   * {@code null}. Memtables need no pin: they are plain heap objects.
+   * ({@link MemTable#latestValue}: {@link MemTable#DELETED} for a delete or an expired put,
+   * {@link MemTable#RETRY} when a flushed memtable was recycled under the read), or {@code null}.
+   * Memtables need no pin (see {@link MemTable#RETRY}); {@code copy}: the value is the caller's own.
    */
-  private byte[] memTableLookup(SuperVersion s, byte[] key) {
-    byte[] e = s.mem().latestValue(key, clock);
-    return e != null ? e : immutableLookup(s, key);
+  private byte[] memTableLookup(SuperVersion s, byte[] key, boolean copy) {
+    byte[] e = s.mem().latestValue(key, clock, copy);
+    return e != null ? e : immutableLookup(s, key, copy);
   }
 
   /** {@link #memTableLookup} in the immutable memtables of {@code s} only. */
-  private byte[] immutableLookup(SuperVersion s, byte[] key) {
+  private byte[] immutableLookup(SuperVersion s, byte[] key, boolean copy) {
     for (FrozenMemTable imm : s.imms()) {
-      byte[] e = imm.mem().latestValue(key, clock);
+      byte[] e = imm.mem().latestValue(key, clock, copy);
       if (e != null) {
         return e;
       }
@@ -397,31 +399,41 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
    */
   @Override
   public Entry getEntry(byte[] key) throws IOException {
-    SuperVersion s = views.current();
-    Lookup l = memTableEntry(s, key);
-    if (l == null) {
-      ReadPins.Slot slot = pins.enter();
-      Version v = null;
-      try {
-        SuperVersion pinned = views.current();
-        while ((v = pins.pin(slot, pinned.version())) == null) {
-          pinned = views.current();
-        }
-        l = pinned == s ? null : memTableEntry(pinned, key);
-        if (l == null) {
-          l = sstableLookup(v, key);
-        }
-      } finally {
-        pins.exit(slot, v);
-      }
-    }
+    Lookup l;
+    do {
+      l = lookupEntry(key);
+    } while (l == Lookup.RETRY); // a flushed memtable was recycled under the read
     if (l == null || !l.isLiveAt(clock.millis())) {
       return null;
     }
     return new Entry(l.value().clone(), l.version(), l.expiresAt());
   }
 
-  /** The newest entry of {@code key} in the memtables of {@code s}, newest first, or {@code null}. */
+  /** {@link #getEntry}'s lookup, or {@link MemTable#RETRY_ENTRY}: read again. */
+  private Lookup lookupEntry(byte[] key) throws IOException {
+    SuperVersion s = views.current();
+    Lookup l = memTableEntry(s, key);
+    if (l != null) {
+      return l;
+    }
+    ReadPins.Slot slot = pins.enter();
+    Version v = null;
+    try {
+      SuperVersion pinned = views.current();
+      while ((v = pins.pin(slot, pinned.version())) == null) {
+        pinned = views.current();
+      }
+      l = pinned == s ? null : memTableEntry(pinned, key);
+      return l != null ? l : sstableLookup(v, key);
+    } finally {
+      pins.exit(slot, v);
+    }
+  }
+
+  /**
+   * The newest entry of {@code key} in the memtables of {@code s}, newest first, or {@code null} (or
+   * {@link MemTable#RETRY_ENTRY}).
+   */
   private static Lookup memTableEntry(SuperVersion s, byte[] key) {
     Lookup l = s.mem().latestEntry(key);
     for (int i = 0; l == null && i < s.imms().size(); i++) {
@@ -462,8 +474,9 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
   }
 
   /**
-   * The value without a copy: the memtable's array (kept as written, never changed) or the row
-   * cache's (the same).
+   * The value without a copy where one exists: a memtable value kept on the heap is the memtable's
+   * array (kept as written, never changed); an arena value, a block's or a cached row's is copied
+   * out anyway.
    */
   @Override
   public byte[] getReadOnly(byte[] key) throws IOException {
@@ -481,7 +494,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     seen.mem().latestValues(keys, keys.length, values, clock);
     for (int i = 0; i < keys.length; i++) {
       byte[] hit = values[i];
-      values[i] = read(keys[i], true, seen, hit != null ? hit : immutableLookup(seen, keys[i]));
+      values[i] = read(keys[i], true, seen, hit != null ? hit : immutableLookup(seen, keys[i], false));
     }
   }
 
@@ -491,37 +504,64 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
    * the row cache is fresh). A memtable hit takes no reference on the version; a read
    * that goes on to the SSTables pins the current version through this thread's cached pin
    * ({@link ReadPins}: no shared counter written by every read), and looks in its memtables again
-   * if the super version changed meanwhile.
+   * if the super version changed meanwhile. A memtable value in the arena is copied out; a flushed
+   * memtable recycled while the read copied from it ({@link MemTable#RETRY}) makes the read start
+   * again from the current view, where that memtable's SSTable is.
    */
   private byte[] read(byte[] key, boolean readOnly) throws IOException {
     SuperVersion seen = views.current();
-    return read(key, readOnly, seen, memTableLookup(seen, key));
+    return read(key, readOnly, seen, memTableLookup(seen, key, !readOnly));
   }
 
-  /** {@link #read(byte[], boolean)} once {@code hit}, {@code memTableLookup(seen, key)}, is known. */
+  /** The table's current view (for tests that hold one across a flush). */
+  SuperVersion view() {
+    return views.current();
+  }
+
+  /**
+   * A read-only point read that took its view {@code seen} earlier, as a read racing a flush did
+   * (for tests: the memtables of {@code seen} may be recycled by now).
+   */
+  byte[] readFrom(SuperVersion seen, byte[] key) throws IOException {
+    return read(key, true, seen, memTableLookup(seen, key, false));
+  }
+
+  /**
+   * {@link #read(byte[], boolean)} once {@code hit}, {@code memTableLookup(seen, key, !readOnly)},
+   * is known.
+   */
   private byte[] read(byte[] key, boolean readOnly, SuperVersion seen, byte[] hit) throws IOException {
-    if (hit != null) {
-      return hit == MemTable.DELETED ? null : readOnly ? hit : hit.clone();
-    }
-    ReadPins.Slot slot = pins.enter();
-    Version v = null;
-    try {
-      SuperVersion s = views.current();
-      while ((v = pins.pin(slot, s.version())) == null) {
-        s = views.current(); // that version was just replaced
+    for (;;) {
+      while (hit == MemTable.RETRY) { // a flushed memtable was recycled under the read
+        seen = views.current();
+        hit = memTableLookup(seen, key, !readOnly);
       }
-      byte[] e = s == seen ? null : memTableLookup(s, key);
-      if (e != null) {
-        return e == MemTable.DELETED ? null : readOnly ? e : e.clone();
+      if (hit != null) {
+        return hit == MemTable.DELETED ? null : hit;
       }
-      Lookup l = sstableLookup(v, key);
-      if (l == null || l.kind() != ValueKind.PUT) {
-        return null;
+      ReadPins.Slot slot = pins.enter();
+      Version v = null;
+      try {
+        SuperVersion s = views.current();
+        while ((v = pins.pin(slot, s.version())) == null) {
+          s = views.current(); // that version was just replaced
+        }
+        if (s != seen) {
+          seen = s;
+          hit = memTableLookup(s, key, !readOnly);
+          if (hit != null) {
+            continue; // RETRY again, or the value found (the loop's head returns it)
+          }
+        }
+        Lookup l = sstableLookup(v, key);
+        if (l == null || l.kind() != ValueKind.PUT) {
+          return null;
+        }
+        // The clock is read only for an entry that expires.
+        return l.expiresAt() == Entry.NO_EXPIRY || l.isLiveAt(clock.millis()) ? l.value() : null;
+      } finally {
+        pins.exit(slot, v);
       }
-      // The clock is read only for an entry that expires.
-      return l.expiresAt() == Entry.NO_EXPIRY || l.isLiveAt(clock.millis()) ? l.value() : null;
-    } finally {
-      pins.exit(slot, v);
     }
   }
 
@@ -536,8 +576,23 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     return openCursor(fromInclusive, toExclusive, null);
   }
 
-  /** A cursor judging expiry by {@code expiryClock}; null: expired entries are returned too. */
+  /**
+   * A cursor judging expiry by {@code expiryClock}; null: expired entries are returned too. Its
+   * memtable cursors hold references on their memtables; when a memtable of the view it took was
+   * flushed and recycled before that ({@link MemTable#tryNewCursor}), it starts over from the
+   * current view.
+   */
   private Cursor openCursor(byte[] fromInclusive, byte[] toExclusive, Clock expiryClock) throws IOException {
+    for (;;) {
+      Cursor c = tryOpenCursor(fromInclusive, toExclusive, expiryClock);
+      if (c != null) {
+        return c;
+      }
+    }
+  }
+
+  /** {@link #openCursor}, or {@code null} when a memtable of the view was recycled meanwhile. */
+  private Cursor tryOpenCursor(byte[] fromInclusive, byte[] toExclusive, Clock expiryClock) throws IOException {
     SuperVersion s;
     long snapshot;
     long stamp = writeFence.writeLock();
@@ -552,9 +607,22 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     Runnable release = () -> snapshots.release(snap);
     List<InternalCursor> children = new ArrayList<>();
     try {
-      children.add(s.mem().newCursor(snapshot));
+      List<MemTable> mems = new ArrayList<>(s.imms().size() + 1);
+      mems.add(s.mem());
       for (FrozenMemTable imm : s.imms()) {
-        children.add(imm.mem().newCursor(snapshot));
+        mems.add(imm.mem());
+      }
+      for (MemTable m : mems) {
+        MemTable.MemTableCursor c = m.tryNewCursor(snapshot);
+        if (c == null) {
+          for (InternalCursor open : children) {
+            open.close();
+          }
+          s.version().unref();
+          release.run();
+          return null;
+        }
+        children.add(c);
       }
       Version v = s.version();
       for (FileMetadata f : v.files(0)) {
@@ -643,6 +711,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     }
     stalls.signalRoom();
     scheduler.shutdown();
+    views.releaseMemtables();
     budget.unregister(this);
     pins.scrape();
     versions.close();

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongSupplier;
 import org.kvstore.lsm.memtable.MemTable;
+import org.kvstore.lsm.memtable.MemtableArena;
 import org.kvstore.lsm.version.Version;
 import org.kvstore.lsm.version.VersionSet;
 
@@ -57,6 +58,7 @@ final class SuperVersions {
   private final AtomicLong lastSeq;
   private final ReadPins pins;
   private final FlushCompactionScheduler scheduler;
+  private final MemtableArena arena;
   private final Object lock = new Object();
   /** Replaced only under {@code lock}. */
   private volatile SuperVersion current;
@@ -70,10 +72,11 @@ final class SuperVersions {
    * @param lastSeq the table's last handed-out sequence number
    * @param pins the point reads' cached pins, emptied at each install of a new version
    * @param scheduler where a switch queues the frozen memtable's flush
+   * @param arena where new memtables keep their values
    */
   SuperVersions(
       LsmOptions opt, VersionSet versions, LongSupplier appliedLsn, StampedLock writeFence,
-      AtomicLong lastSeq, ReadPins pins, FlushCompactionScheduler scheduler) {
+      AtomicLong lastSeq, ReadPins pins, FlushCompactionScheduler scheduler, MemtableArena arena) {
     this.opt = opt;
     this.versions = versions;
     this.appliedLsn = appliedLsn;
@@ -81,7 +84,8 @@ final class SuperVersions {
     this.lastSeq = lastSeq;
     this.pins = pins;
     this.scheduler = scheduler;
-    this.current = new SuperVersion(new MemTable(), List.of(), versions.acquireCurrent());
+    this.arena = arena;
+    this.current = new SuperVersion(new MemTable(arena), List.of(), versions.acquireCurrent());
   }
 
   /** The current view, without a pin (its memtables need none; pin its version to read files). */
@@ -140,7 +144,7 @@ final class SuperVersions {
         List<FrozenMemTable> imms = new ArrayList<>(s.imms().size() + 1);
         imms.add(frozen);
         imms.addAll(s.imms());
-        installLocked(new MemTable(), List.copyOf(imms));
+        installLocked(new MemTable(arena), List.copyOf(imms));
       }
     } finally {
       writeFence.unlockWrite(stamp);
@@ -166,13 +170,34 @@ final class SuperVersions {
     return imms.isEmpty() ? null : imms.get(imms.size() - 1);
   }
 
-  /** After {@code done} is in the manifest: drops it from the view and installs the new version. */
+  /**
+   * After {@code done} is in the manifest: drops it from the view and installs the new version,
+   * then releases the table's reference on it (no new reader finds it now; its arena chunks go back
+   * when its last cursor closes, and point reads still copying from it read again).
+   */
   void flushInstalled(FrozenMemTable done) {
     synchronized (lock) {
       SuperVersion s = current;
       List<FrozenMemTable> imms = new ArrayList<>(s.imms());
       imms.remove(done);
       installLocked(s.mem(), List.copyOf(imms));
+    }
+    done.mem().release(true);
+  }
+
+  /**
+   * At the table's close, after its background work stopped: releases the table's reference on the
+   * memtables of the view without reusing their chunks (a reader after the close may still read
+   * them).
+   */
+  void releaseMemtables() {
+    SuperVersion s;
+    synchronized (lock) {
+      s = current;
+    }
+    s.mem().release(false);
+    for (FrozenMemTable f : s.imms()) {
+      f.mem().release(false);
     }
   }
 

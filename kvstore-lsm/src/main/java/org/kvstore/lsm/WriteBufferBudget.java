@@ -2,6 +2,7 @@ package org.kvstore.lsm;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.kvstore.lsm.memtable.MemtableArena;
 
 /**
  * The memory the memtables of a store's {@code lsm} tables may hold together, active and waiting
@@ -18,6 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       a table's writes wait for its own flushes) until flushes bring them under it.
  * </ul>
  *
+ * <p>The budget also owns the {@link MemtableArena} the memtables copy their values into: its
+ * capacity is the budget plus an eighth (the memtables may pass the budget by a few report steps,
+ * and chunks are taken whole); a budget of 0 has no arena (values stay on the heap).
+ *
  * <p>Tables report growth every {@link #checkStep()} bytes of their active memtable (the report mark
  * is the memtable's own, so a write that lands in a memtable just switched out cannot push the new
  * one's mark up), so the accounting lags by at most about two steps per table (see {@link #evaluate}). A table whose background work failed is left out:
@@ -31,6 +36,7 @@ final class WriteBufferBudget {
   private final long limitBytes;
   private final long checkStep;
   private final Set<LsmTable> tables = ConcurrentHashMap.newKeySet();
+  private final MemtableArena arena;
   private volatile boolean full;
 
   /** A budget of {@code limitBytes}; 0 means none (no early flush, no stall). */
@@ -40,6 +46,12 @@ final class WriteBufferBudget {
     }
     this.limitBytes = limitBytes;
     this.checkStep = Math.max(16L << 10, Math.min(1L << 20, limitBytes / 64));
+    this.arena = new MemtableArena(limitBytes + limitBytes / 8);
+  }
+
+  /** Where the memtables of the budget's tables keep their values. */
+  MemtableArena arena() {
+    return arena;
   }
 
   long limitBytes() {
@@ -51,13 +63,19 @@ final class WriteBufferBudget {
     return limitBytes == 0 ? Long.MAX_VALUE : checkStep;
   }
 
+  /** A table opened: its memtables count from now on, and take their chunks from the arena. */
   void register(LsmTable t) {
+    arena.opened();
     tables.add(t);
   }
 
-  /** The table closed: its memory is gone, so waiting writers may go on. */
+  /**
+   * The table closed (its memtables released): its memory is gone, so waiting writers may go on;
+   * with the last table the arena lets its free chunks go.
+   */
   void unregister(LsmTable t) {
     tables.remove(t);
+    arena.closed();
     evaluate();
   }
 

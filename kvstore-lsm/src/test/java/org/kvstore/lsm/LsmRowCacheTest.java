@@ -206,16 +206,18 @@ class LsmRowCacheTest {
   }
 
   /**
-   * getReadOnly hands out the memtable's array as it is (no copy per read); a row's value lives in
-   * the cache's direct memory, so each read from a row gets a copy of its own.
+   * A memtable value lives in the memtable arena's direct memory and a row's in the cache's, so
+   * each getReadOnly gets a copy of its own, never the array that was put.
    */
   @Test
-  void getReadOnly_returnsTheMemtablesArray_andACopyOfARow() throws Exception {
+  void getReadOnly_copiesAnArenaValue_andARow() throws Exception {
     try (EngineTable t = open(dir, true)) {
-      t.put(key(1), "one".getBytes(StandardCharsets.UTF_8), 0, 1);
+      byte[] put = "one".getBytes(StandardCharsets.UTF_8);
+      t.put(key(1), put, 0, 1);
       byte[] fromMemtable = t.getReadOnly(key(1));
       assertThat(fromMemtable).asString(StandardCharsets.UTF_8).isEqualTo("one");
-      assertThat(t.getReadOnly(key(1))).isSameAs(fromMemtable);
+      assertThat(fromMemtable).isNotSameAs(put);
+      assertThat(t.getReadOnly(key(1))).isNotSameAs(fromMemtable).isEqualTo(fromMemtable);
       assertThat(t.get(key(1))).isNotSameAs(fromMemtable).isEqualTo(fromMemtable);
       t.flush();
       byte[] fromRow = t.getReadOnly(key(1)); // the flush cached the row: the memtable read marked it

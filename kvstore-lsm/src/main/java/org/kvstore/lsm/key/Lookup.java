@@ -13,6 +13,11 @@ import org.kvstore.Entry;
  * @param expiresAt when a put expires ({@link Entry#NO_EXPIRY}: never)
  */
 public record Lookup(long seqNum, ValueKind kind, byte[] value, long version, long expiresAt) {
+  /**
+   * A lookup to make again: the source changed under it (a memtable recycled while its value was
+   * copied out). Compared by identity.
+   */
+  public static final Lookup RETRY = new Lookup(0, ValueKind.DELETE, new byte[0], 0, Entry.NO_EXPIRY);
 
   /** Whether this is a put that is not expired at {@code nowMillis}. */
   public boolean isLiveAt(long nowMillis) {

@@ -1,6 +1,7 @@
 package org.kvstore.lsm.memtable;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.kvstore.lsm.cursor.InternalCursor;
 import org.kvstore.lsm.key.InternalKey;
 import org.kvstore.lsm.key.Lookup;
 import org.kvstore.lsm.key.ValueKind;
+import org.kvstore.spi.RefCount;
 
 /**
  * The in-memory write buffer. Writers add entries with unique sequence numbers; readers see, for
@@ -60,11 +62,24 @@ import org.kvstore.lsm.key.ValueKind;
  * <p>Memory: {@link #approximateBytes()} counts key bytes plus {@link #KEY_OVERHEAD} per key, and
  * value bytes plus {@link #VERSION_OVERHEAD} per version kept ({@link #EXPIRY_OVERHEAD} more for a
  * version with an expiry time; dropped versions are subtracted): estimates of the skip-list and
- * hash-index nodes, the key and chain objects, the version node and the array headers.
+ * hash-index nodes, the key and chain objects, the version node and the array headers. A value in
+ * the arena is counted once, when it is placed, and stays counted when its version is dropped (its
+ * chunk space is freed only with the memtable), so overwrites of one key fill the memtable as they
+ * fill the arena, and the memtable's size bounds its chunks.
  *
  * <p>Each version carries the entry's version (the LSN of its write) and, for a put, its expiry;
  * {@link #latestValue} and {@link #latestValues} treat a put expired at the clock's time as a
  * delete, since an expired newest entry hides the older entries of its key.
+ *
+ * <p>Values: with a {@link MemtableArena}, a put's value is copied into a chunk of the arena's
+ * direct memory (one larger than an eighth of a chunk, or finds the arena full, stays the
+ * caller's array on the heap), so the live memtable is mostly outside the collected heap. Reads
+ * copy such a value out. The memtable holds a reference count: one for its table (released by
+ * {@link #release} once its flush is installed, or at the table's close) and one per open cursor;
+ * when the last one goes, the chunks go back to the arena for the next memtables. A point read
+ * takes no reference: it copies, then checks that the memtable was not recycled meanwhile, and
+ * otherwise returns {@link #RETRY} (the table reads again from its current view, where the flushed
+ * SSTable is by then): a seqlock, as in the block cache.
  *
  * <p>The hash index is a {@link KeyIndex}: an open-addressing table whose slots hold the chains
  * themselves, so a probe loads a slot and the chain, not a map node in between.
@@ -98,6 +113,11 @@ public final class MemTable {
    * identity (an empty value that was put is another array).
    */
   public static final byte[] DELETED = new byte[0];
+  /**
+   * What a point read returns when the memtable was recycled while it copied the value (the bytes
+   * may be another memtable's): read again from the table's current view. Compared by identity.
+   */
+  public static final byte[] RETRY = new byte[0];
 
   private final ConcurrentSkipListMap<UserKey, Chain> map = new ConcurrentSkipListMap<>();
   private final KeyIndex<Chain> index = new KeyIndex<>();
@@ -114,23 +134,66 @@ public final class MemTable {
   /** The size at which this memtable's next growth step is reported ({@link #passedReportMark}). */
   private final AtomicLong reportMark = new AtomicLong();
 
+  /** Where values are copied to; {@code null}: they stay on the heap. */
+  private final MemtableArena arena;
+  /** The chunk values are placed in now; {@code null} before the first and once the arena is full. */
+  private volatile MemtableArena.Chunk chunk;
+  /** Set when the arena had no chunk to give: further values stay on the heap. */
+  private volatile boolean arenaFull;
+  /** Every chunk taken, in order. */
+  @GuardedBy("chunkLock")
+  private final List<MemtableArena.Chunk> chunks = new ArrayList<>();
+  private final Object chunkLock = new Object();
+  /** The table's reference and one per open cursor; the chunks go back at zero. */
+  private final RefCount refs = new RefCount(1);
+  /** Whether the chunks go back to the arena for reuse ({@code false}: they are forgotten). */
+  private volatile boolean reuseChunks;
+  /** Set before the chunks go back: a point read that sees it discards its copy. */
+  private volatile boolean recycled;
+
+  /** A memtable that keeps values on the heap. */
+  public MemTable() {
+    this(null);
+  }
+
+  /** A memtable that copies values into {@code arena} ({@code null}: keeps them on the heap). */
+  public MemTable(MemtableArena arena) {
+    this.arena = arena != null && arena.capacityBytes() > 0 ? arena : null;
+  }
+
   /**
    * One version of a key, without an expiry time. Immutable but for {@code next}, which is set
-   * before it is linked in.
+   * before it is linked in. The value is {@code store} itself when that is an array (on the heap,
+   * or {@link #DELETED}), else {@code length} bytes at {@code offset} of the arena chunk
+   * {@code store}.
    */
   private static class Version {
     final long seqNum;
     final ValueKind kind;
-    final byte[] value;
+    final Object store;
+    final int offset;
+    final int length;
     /** The entry's version as the engine reports it: the LSN of the write. */
     final long version;
     volatile Version next;
 
-    Version(long seqNum, ValueKind kind, byte[] value, long version) {
+    Version(long seqNum, ValueKind kind, Object store, int offset, int length, long version) {
       this.seqNum = seqNum;
       this.kind = kind;
-      this.value = value;
+      this.store = store;
+      this.offset = offset;
+      this.length = length;
       this.version = version;
+    }
+
+    /** The value: the heap array itself, or a copy of the chunk's bytes. */
+    byte[] value() {
+      if (store instanceof byte[] a) {
+        return a;
+      }
+      byte[] out = new byte[length];
+      ((MemtableArena.Chunk) store).memory.get(offset, out);
+      return out;
     }
 
     long expiresAt() {
@@ -142,9 +205,17 @@ public final class MemTable {
       return false;
     }
 
-    /** Heap bytes counted for this version. */
+    /**
+     * Bytes counted for this version while it is linked: its node, and its value when that is on
+     * the heap (an arena value is counted once, when placed: its chunk space is not freed when the
+     * version is dropped).
+     */
     long bytes() {
-      return VERSION_OVERHEAD + value.length;
+      return VERSION_OVERHEAD + heapValueBytes();
+    }
+
+    final int heapValueBytes() {
+      return store instanceof byte[] ? length : 0;
     }
   }
 
@@ -155,8 +226,8 @@ public final class MemTable {
   private static final class ExpiringVersion extends Version {
     final long expiresAt;
 
-    ExpiringVersion(long seqNum, byte[] value, long version, long expiresAt) {
-      super(seqNum, ValueKind.PUT, value, version);
+    ExpiringVersion(long seqNum, Object store, int offset, int length, long version, long expiresAt) {
+      super(seqNum, ValueKind.PUT, store, offset, length, version);
       this.expiresAt = expiresAt;
     }
 
@@ -172,7 +243,7 @@ public final class MemTable {
 
     @Override
     long bytes() {
-      return VERSION_OVERHEAD + EXPIRY_OVERHEAD + value.length;
+      return VERSION_OVERHEAD + EXPIRY_OVERHEAD + heapValueBytes();
     }
   }
 
@@ -289,7 +360,8 @@ public final class MemTable {
    * for a put, expires at {@code expiresAt} ({@link Entry#NO_EXPIRY}: never; ignored for a delete). A key overwritten again and again thus holds one version,
    * not one per write, and the memtable fills with distinct keys. REQUIRES: {@code seqNum} is unique
    * in this memtable, and no reader takes a snapshot below {@code oldestSnapshot} later;
-   * {@code value} is ignored for a delete. The arrays are kept, not copied.
+   * {@code value} is ignored for a delete. The key array is kept, not copied; so is the value
+   * array unless the value goes into the arena.
    *
    * @return the approximate size of the memtable after the add
    */
@@ -299,11 +371,35 @@ public final class MemTable {
     if (kind == ValueKind.DELETE) {
       deletes.increment();
     }
-    Version node =
-        kind == ValueKind.DELETE ? new Version(seqNum, kind, DELETED, version)
-            : expiresAt == Entry.NO_EXPIRY ? new Version(seqNum, kind, value, version)
-            : new ExpiringVersion(seqNum, value, version, expiresAt);
-    long added = node.bytes();
+    Version node;
+    long arenaBytes = 0;
+    if (kind == ValueKind.DELETE) {
+      node = new Version(seqNum, kind, DELETED, 0, 0, version);
+    } else {
+      Object store = value;
+      int offset = 0;
+      int len = value.length;
+      if (arena != null && len > 0 && len <= arena.largestValue() && !arenaFull) {
+        MemtableArena.Chunk c = chunk;
+        for (;;) {
+          int off = c == null ? -1 : c.reserve(len);
+          if (off >= 0) {
+            c.memory.put(off, value);
+            store = c;
+            offset = off;
+            arenaBytes = len;
+            break;
+          }
+          c = nextChunk(c);
+          if (c == null) {
+            break; // the arena is full: this value stays on the heap
+          }
+        }
+      }
+      node = expiresAt == Entry.NO_EXPIRY ? new Version(seqNum, kind, store, offset, len, version)
+          : new ExpiringVersion(seqNum, store, offset, len, version, expiresAt);
+    }
+    long added = node.bytes() + arenaBytes;
     UserKey probe = new UserKey(userKey);
     Chain chain = index.get(probe);
     if (chain == null) {
@@ -322,14 +418,50 @@ public final class MemTable {
     return bytes.addAndGet(added);
   }
 
+  /**
+   * The chunk after {@code full} (which had no room), taken from the arena by the first writer that
+   * finds it full; {@code null} when the arena has none to give.
+   */
+  private MemtableArena.Chunk nextChunk(MemtableArena.Chunk full) {
+    synchronized (chunkLock) {
+      MemtableArena.Chunk c = chunk;
+      if (c != full || arenaFull) {
+        return arenaFull ? null : c; // another writer moved on already
+      }
+      c = arena.take();
+      if (c == null) {
+        arenaFull = true;
+        chunk = null;
+        return null;
+      }
+      chunks.add(c);
+      chunk = c;
+      return c;
+    }
+  }
+
+  /**
+   * {@code v}'s value for a reader holding no reference: the copy, or {@link #RETRY} when the
+   * memtable was recycled before the copy was complete.
+   */
+  private byte[] readValue(Version v) {
+    if (v.store instanceof byte[] a) {
+      return a;
+    }
+    byte[] out = v.value();
+    VarHandle.acquireFence(); // the copy's loads come before the flag's read
+    return recycled ? RETRY : out;
+  }
+
   private static Map.Entry<InternalKey, byte[]> entry(Chain c, Version v) {
-    return new AbstractMap.SimpleImmutableEntry<>(new InternalKey(c.userKey, v.seqNum, v.kind), v.value);
+    return new AbstractMap.SimpleImmutableEntry<>(new InternalKey(c.userKey, v.seqNum, v.kind), v.value());
   }
 
   /**
    * The newest entry of {@code userKey} with a sequence number at or below {@code snapshotSeq}, or
    * {@code null} when the memtable has none. The caller checks the kind (a delete hides older
-   * entries in older sources).
+   * entries in older sources). For tests, and for callers holding a reference ({@link #tryRef}):
+   * the value is not checked against a recycle.
    */
   public Map.Entry<InternalKey, byte[]> get(byte[] userKey, long snapshotSeq) {
     Chain c = index.get(new UserKey(userKey));
@@ -339,8 +471,8 @@ public final class MemTable {
 
   /**
    * The newest entry of {@code userKey} with its version and expiry (expired or not), or
-   * {@code null} when the memtable has none. The value is the memtable's array: the caller must not
-   * modify it. Marks the key as read.
+   * {@code null} when the memtable has none, or {@link Lookup#RETRY} (see {@link #RETRY}). The value
+   * may be the memtable's array: the caller must not modify it. Marks the key as read.
    */
   public Lookup latestEntry(byte[] userKey) {
     Chain c = index.get(new UserKey(userKey));
@@ -351,17 +483,27 @@ public final class MemTable {
       c.read = true;
     }
     Version v = c.head;
-    return v == null ? null : new Lookup(v.seqNum, v.kind, v.value, v.version, v.expiresAt());
+    if (v == null) {
+      return null;
+    }
+    byte[] value = readValue(v);
+    return value == RETRY ? Lookup.RETRY : new Lookup(v.seqNum, v.kind, value, v.version, v.expiresAt());
+  }
+
+  /** {@link #latestValue(byte[], Clock, boolean)} that may return the memtable's own array. */
+  public byte[] latestValue(byte[] userKey, Clock clock) {
+    return latestValue(userKey, clock, false);
   }
 
   /**
-   * The newest value of {@code userKey}: the array that was put (not a copy: the caller must not
-   * modify it), {@link #DELETED} when the newest entry is a delete or a put expired at
-   * {@code clock}'s time (it hides older entries in older sources all the same), or {@code null}
-   * when the memtable has no entry of the key. One hash probe and no allocation: the point-read
-   * path. Marks the key as read ({@link MemTableCursor#keyRead}).
+   * The newest value of {@code userKey}: a copy of an arena value; the array that was put when the
+   * value is on the heap (cloned if {@code copy}; else the caller must not modify it);
+   * {@link #DELETED} when the newest entry is a delete or a put expired at {@code clock}'s time (it
+   * hides older entries in older sources all the same); {@code null} when the memtable has no entry
+   * of the key; or {@link #RETRY}. One hash probe: the point-read path. Marks the key as read
+   * ({@link MemTableCursor#keyRead}).
    */
-  public byte[] latestValue(byte[] userKey, Clock clock) {
+  public byte[] latestValue(byte[] userKey, Clock clock, boolean copy) {
     Chain c = index.get(new UserKey(userKey));
     if (c == null) {
       return null;
@@ -369,12 +511,19 @@ public final class MemTable {
     if (!c.read) {
       c.read = true; // once: later reads of the key do not write its cache line
     }
-    return valueOf(c.head, clock);
+    return valueOf(c.head, clock, copy);
   }
 
-  /** What a point read of the newest version {@code v} returns: its value, DELETED, or null. */
-  private static byte[] valueOf(Version v, Clock clock) {
-    return v == null ? null : v.kind == ValueKind.PUT && !v.isExpiredPut(clock) ? v.value : DELETED;
+  /** What a point read of the newest version {@code v} returns: its value, DELETED, RETRY or null. */
+  private byte[] valueOf(Version v, Clock clock, boolean copy) {
+    if (v == null) {
+      return null;
+    }
+    if (v.kind != ValueKind.PUT || v.isExpiredPut(clock)) {
+      return DELETED;
+    }
+    byte[] value = readValue(v);
+    return copy && value == v.store ? value.clone() : value;
   }
 
   /**
@@ -400,7 +549,7 @@ public final class MemTable {
       }
     }
     for (int i = 0; i < n; i++) {
-      values[i] = valueOf((Version) found[i], clock);
+      values[i] = valueOf((Version) found[i], clock, false);
     }
   }
 
@@ -438,12 +587,66 @@ public final class MemTable {
   }
 
   /**
-   * A cursor over the entries with sequence numbers at or below {@code snapshotSeq}. Sorts the
-   * chains of keys added since the last cursor into the skip list first ({@link #sortIn}).
+   * A cursor over the entries with sequence numbers at or below {@code snapshotSeq}, holding a
+   * reference until it is closed. Sorts the chains of keys added since the last cursor into the
+   * skip list first ({@link #sortIn}). REQUIRES: the table's reference is not released yet (the
+   * memtable is in the table's view, or being flushed).
    */
   public MemTableCursor newCursor(long snapshotSeq) {
+    MemTableCursor c = tryNewCursor(snapshotSeq);
+    if (c == null) {
+      throw new IllegalStateException("memtable already released");
+    }
+    return c;
+  }
+
+  /**
+   * {@link #newCursor}, or {@code null} when the memtable was released and recycled meanwhile (a
+   * view read before its flush was installed): take the table's current view and try again.
+   */
+  public MemTableCursor tryNewCursor(long snapshotSeq) {
+    if (!refs.tryAcquire()) {
+      return null;
+    }
     sortIn();
     return new MemTableCursor(snapshotSeq);
+  }
+
+  /**
+   * Releases the table's reference: once its flush is installed ({@code reuse}: no new reader can
+   * find it, so its chunks go back to the arena when the last cursor closes), or at the table's
+   * close ({@code reuse} false: a reader after the close may still read it, so its chunks are
+   * forgotten, never reused). Call once.
+   */
+  public void release(boolean reuse) {
+    reuseChunks = reuse;
+    unref();
+  }
+
+  private void unref() {
+    if (!refs.release() || arena == null) {
+      return;
+    }
+    List<MemtableArena.Chunk> taken;
+    synchronized (chunkLock) {
+      taken = List.copyOf(chunks);
+      chunks.clear();
+      chunk = null;
+      arenaFull = true; // nothing is added any more; and no chunk is taken after this
+    }
+    if (reuseChunks) {
+      recycled = true; // before any chunk can be reused: readers of it then retry
+      arena.giveBack(taken);
+    } else {
+      arena.forget(taken);
+    }
+  }
+
+  /** The arena bytes this memtable holds (whole chunks). */
+  public long arenaBytes() {
+    synchronized (chunkLock) {
+      return arena == null ? 0 : (long) chunks.size() * arena.chunkBytes();
+    }
   }
 
   /**
@@ -546,6 +749,7 @@ public final class MemTable {
   /** A cursor over a memtable. Thread safety: confined. */
   public final class MemTableCursor implements InternalCursor {
     private final long snapshotSeq;
+    private boolean closed;
     private Iterator<Chain> it;
     private Chain chain;
     private Version current;
@@ -638,9 +842,10 @@ public final class MemTable {
       return current.expiresAt();
     }
 
+    /** A copy of an arena value (the cursor's reference keeps the chunk), or the heap array. */
     @Override
     public byte[] value() {
-      return current.value;
+      return current.value();
     }
 
     /** Whether a point read found the current key in this memtable ({@link #latestValue}). */
@@ -652,6 +857,10 @@ public final class MemTable {
     public void close() {
       current = null;
       chain = null;
+      if (!closed) {
+        closed = true;
+        unref();
+      }
     }
   }
 }

@@ -134,7 +134,9 @@ final class ServerProbe implements AutoCloseable {
     return new Reading(heap, gcMillis, kib(status.get("VmRSS")), (long) required(series,
         "jvm_buffer_memory_used_bytes{id=\"direct\"}"), (long) required(series, "netty_direct_memory_used_bytes"),
         fds[0], fds[1], Integer.parseInt(status.get("Threads").trim()), sizes[0], sizes[1],
-        (long) sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"memtable.bytes\""),
+        // The memtables' heap part: their size less the arena chunks that hold their values.
+        Math.max(0, (long) (sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"memtable.bytes\"")
+            - sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"memtable.arena.bytes\""))),
         (long) sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"block.cache.bytes\""),
         sum(series, "kv_engine_stat", dbLabel, tableLabel, "stat=\"space.amplification.x100\"") / 100);
   }

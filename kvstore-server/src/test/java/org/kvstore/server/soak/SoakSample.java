@@ -22,7 +22,8 @@ import org.HdrHistogram.Histogram;
  * @param threads {@code Threads} of {@code /proc/PID/status}
  * @param dataDirBytes bytes of every file under the data directory, the log included
  * @param walBytes bytes of the log segments ({@code wal/NNNNNN.log}, docs/format/wal.md)
- * @param memtableBytes the soak table's memtables ({@code kv_engine_stat{stat="memtable.bytes"}})
+ * @param memtableBytes the soak table's memtables on the heap ({@code kv_engine_stat} {@code
+ *     memtable.bytes} less {@code memtable.arena.bytes}, the direct memory holding their values)
  * @param blockCacheBytes the block cache's contents ({@code stat="block.cache.bytes"})
  * @param spaceAmplification the soak table's files over its last level's ({@code stat="space.amplification.x100"} / 100)
  * @param errors requests of the window that failed (an error reply or a broken connection)
@@ -39,10 +40,10 @@ record SoakSample(double elapsedSeconds, double windowSeconds, long heapAfterGcB
       "errors", "throughput_per_s", "p50_us", "p99_us", "max_us");
 
   /**
-   * The heap after a full collection less the memtables: they are bounded by a setting and swing by
-   * several MiB as they fill and flush, which over a few minutes looks like a trend; a leak anywhere
-   * else shows here. (The block cache's contents are in direct memory, outside the heap: the JVM's
-   * direct buffers and RSS show them.)
+   * The heap after a full collection less the memtables' heap part: they are bounded by a setting
+   * and swing by several MiB as they fill and flush, which over a few minutes looks like a trend; a
+   * leak anywhere else shows here. (The block cache's contents and the memtables' values are in
+   * direct memory, outside the heap: the JVM's direct buffers and RSS show them.)
    */
   long heapOutsideCachesBytes() {
     return Math.max(0, heapAfterGcBytes - memtableBytes);
