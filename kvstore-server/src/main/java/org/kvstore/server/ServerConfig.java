@@ -135,8 +135,9 @@ public final class ServerConfig {
   /** Bytes the memtables of the store's lsm tables may hold together (0: only each table's memtable.size). */
   public static final Setting<Long> WRITE_BUFFER_BUDGET = Setting.size("write-buffer-budget", "BYTES",
       StoreOptions::defaultWriteBufferBytes, "a quarter of the heap",
-      "bytes the memtables of all lsm tables may hold together; past it the largest is flushed early and writes"
-          + " wait; 0 = no bound but each table's memtable.size",
+      "bytes the memtables of all lsm tables may hold together, their values in direct memory (the budget plus an"
+          + " eighth); past it the largest is flushed early and writes wait; 0 = no bound but each table's"
+          + " memtable.size, values on the heap",
       zeroOrAtLeast(MB));
   /** Seconds between timed checkpoints (0: only by log size); see {@link StoreOptions#checkpointInterval()}. */
   public static final Setting<Long> CHECKPOINT_INTERVAL = Setting.of("checkpoint-interval", "SECONDS",
