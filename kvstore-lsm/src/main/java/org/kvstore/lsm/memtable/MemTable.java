@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
@@ -146,6 +147,8 @@ public final class MemTable {
   private final Object chunkLock = new Object();
   /** The table's reference and one per open cursor; the chunks go back at zero. */
   private final RefCount refs = new RefCount(1);
+  /** Set by the first {@link #release}: the table's reference is gone. */
+  private final AtomicBoolean released = new AtomicBoolean();
   /** Whether the chunks go back to the arena for reuse ({@code false}: they are forgotten). */
   private volatile boolean reuseChunks;
   /** Set before the chunks go back: a point read that sees it discards its copy. */
@@ -616,9 +619,13 @@ public final class MemTable {
    * Releases the table's reference: once its flush is installed ({@code reuse}: no new reader can
    * find it, so its chunks go back to the arena when the last cursor closes), or at the table's
    * close ({@code reuse} false: a reader after the close may still read it, so its chunks are
-   * forgotten, never reused). Call once.
+   * forgotten, never reused). Only the first call counts (a flush that completes after its table's
+   * close stopped waiting for it finds the memtable released already).
    */
   public void release(boolean reuse) {
+    if (!released.compareAndSet(false, true)) {
+      return;
+    }
     reuseChunks = reuse;
     unref();
   }

@@ -195,6 +195,9 @@ class MemtableArenaTest {
     m.release(false);
     assertThat(a.allocatedBytes()).isZero();
     assertThat(m.latestValue(key(9), CLOCK)).isEqualTo(value(9, 500));
+    m.release(true); // a flush finishing after the close: the first release counted
+    assertThat(m.latestValue(key(9), CLOCK)).isEqualTo(value(9, 500));
+    assertThat(m.tryNewCursor(Long.MAX_VALUE)).as("the reference is gone").isNull();
   }
 
   @Test
