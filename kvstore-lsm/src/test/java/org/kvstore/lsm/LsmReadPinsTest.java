@@ -95,7 +95,12 @@ class LsmReadPinsTest {
         return;
       }
       if (System.nanoTime() > deadline) {
-        assertThat(onDisk).as("SSTables on disk vs in the current version").isEqualTo(live);
+        List<String> names;
+        try (Stream<Path> st = Files.list(dir)) {
+          names = st.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sst")).sorted().toList();
+        }
+        assertThat(onDisk).as("SSTables on disk %s vs in the current version %s", names,
+            ((LsmTable) t).view().version()).isEqualTo(live);
       }
       Thread.sleep(10);
     }
