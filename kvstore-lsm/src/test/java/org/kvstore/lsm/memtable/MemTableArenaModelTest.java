@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Clock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.kvstore.lsm.key.ValueKind;
 
 /**
  * {@link MemTableTest}'s model tests again with the values in an arena of small chunks (64 KiB, so
@@ -39,11 +38,7 @@ class MemTableArenaModelTest extends MemTableTest {
   void latestValue_isThePutArray_orDeleted_orNull() {
     MemTable mem = newMemTable();
     byte[] v1 = b("one");
-    byte[] empty = new byte[0];
-    mem.add(b("a"), 1, ValueKind.PUT, v1);
-    mem.add(b("e"), 2, ValueKind.PUT, empty);
-    mem.add(b("d"), 3, ValueKind.PUT, b("x"));
-    mem.add(b("d"), 4, ValueKind.DELETE, null);
+    addLatestValueCases(mem, v1, new byte[0]);
     byte[] a = mem.latestValue(b("a"), Clock.systemUTC());
     assertThat(a).isEqualTo(v1).isNotSameAs(v1);
     assertThat(mem.latestValue(b("a"), Clock.systemUTC())).isEqualTo(v1).isNotSameAs(a);

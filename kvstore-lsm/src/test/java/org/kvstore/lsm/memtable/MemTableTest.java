@@ -60,15 +60,23 @@ class MemTableTest {
     return out;
   }
 
+  /**
+   * The cases of {@code latestValue_isThePutArray_orDeleted_orNull}: "a" put as {@code v1}, "e" put
+   * empty, "d" put then deleted, "never" never written.
+   */
+  static void addLatestValueCases(MemTable mem, byte[] v1, byte[] empty) {
+    mem.add(b("a"), 1, ValueKind.PUT, v1);
+    mem.add(b("e"), 2, ValueKind.PUT, empty);
+    mem.add(b("d"), 3, ValueKind.PUT, b("x"));
+    mem.add(b("d"), 4, ValueKind.DELETE, null);
+  }
+
   @Test
   void latestValue_isThePutArray_orDeleted_orNull() {
     MemTable mem = newMemTable();
     byte[] v1 = b("one");
     byte[] empty = new byte[0];
-    mem.add(b("a"), 1, ValueKind.PUT, v1);
-    mem.add(b("e"), 2, ValueKind.PUT, empty);
-    mem.add(b("d"), 3, ValueKind.PUT, b("x"));
-    mem.add(b("d"), 4, ValueKind.DELETE, null);
+    addLatestValueCases(mem, v1, empty);
     assertThat(mem.latestValue(b("a"), java.time.Clock.systemUTC())).isSameAs(v1);
     assertThat(mem.latestValue(b("e"), java.time.Clock.systemUTC())).isSameAs(empty).isNotSameAs(MemTable.DELETED);
     assertThat(mem.latestValue(b("d"), java.time.Clock.systemUTC())).isSameAs(MemTable.DELETED);
