@@ -151,10 +151,15 @@ class TransactionModelTest {
         String v = m.getOrDefault(a.get(1), "0");
         long n;
         try {
-          n = Long.parseLong(v) + 1;
+          n = Long.parseLong(v);
         } catch (NumberFormatException e) {
           return "-ERR value is not an integer or out of range";
         }
+        if (!Long.toString(n).equals(v)) {
+          // Redis takes only the canonical form: no leading zeros ("026", as APPEND makes), '+' or "-0".
+          return "-ERR value is not an integer or out of range";
+        }
+        n++;
         m.put(a.get(1), Long.toString(n));
         return n;
       }
