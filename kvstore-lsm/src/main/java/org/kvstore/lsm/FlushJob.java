@@ -51,6 +51,7 @@ final class FlushJob {
       boolean fillRows = opt.fillRowsOnFlush() && cache.cachesRows();
       long now = clock.millis();
       byte[] last = null;
+      byte[] scratch = new byte[4096]; // arena values are copied here, not into an array each
       for (c.seekToFirst(); c.isValid(); c.next()) {
         byte[] k = c.userKey();
         if (last != null && Arrays.equals(last, k)) {
@@ -59,17 +60,27 @@ final class FlushJob {
         last = k;
         long hash = BloomFormat.hash(k);
         ValueKind kind = c.kind();
-        byte[] value = c.value();
         long expiresAt = c.expiresAt();
+        byte[] value;
+        int valueLen;
         if (kind == ValueKind.PUT && Entry.isExpired(expiresAt, now)) {
           kind = ValueKind.DELETE;
           value = MemTable.DELETED;
+          valueLen = 0;
           expiresAt = Entry.NO_EXPIRY;
+        } else {
+          valueLen = c.valueLength();
+          if (scratch.length < valueLen) {
+            scratch = new byte[Math.max(valueLen, scratch.length * 2)];
+          }
+          value = c.valueInto(scratch);
         }
-        w.add(k, hash, c.seqNum(), kind, value, c.version(), expiresAt);
+        w.add(k, hash, c.seqNum(), kind, value, valueLen, c.version(), expiresAt);
         if (fillRows && c.keyRead()) {
-          // The memtable's key array is never changed; the row cache copies the value.
-          cache.putRow(fileNum, hash, k, new Lookup(c.seqNum(), kind, value, c.version(), expiresAt));
+          // The memtable's key array is never changed; the row cache copies the value (a copy of
+          // the scratch buffer's, which the next entry overwrites).
+          byte[] row = value == scratch ? Arrays.copyOf(scratch, valueLen) : value;
+          cache.putRow(fileNum, hash, k, new Lookup(c.seqNum(), kind, row, c.version(), expiresAt));
         }
       }
       SstableWriter.Result r = w.finish();

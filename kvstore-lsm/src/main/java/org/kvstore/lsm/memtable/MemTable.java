@@ -855,6 +855,24 @@ public final class MemTable {
       return current.value();
     }
 
+    /** The length of the current value (0 for a delete). */
+    public int valueLength() {
+      return current.store instanceof byte[] a ? a.length : current.length;
+    }
+
+    /**
+     * The current value without a new array: the heap array itself, or {@code scratch} (at least
+     * {@link #valueLength()} long) with the arena value copied to its start. Either way the value is
+     * its first {@link #valueLength()} bytes.
+     */
+    public byte[] valueInto(byte[] scratch) {
+      if (current.store instanceof byte[] a) {
+        return a;
+      }
+      ((MemtableArena.Chunk) current.store).memory.get(current.offset, scratch, 0, current.length);
+      return scratch;
+    }
+
     /** Whether a point read found the current key in this memtable ({@link #latestValue}). */
     public boolean keyRead() {
       return chain.read;

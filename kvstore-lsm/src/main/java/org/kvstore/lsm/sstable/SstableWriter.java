@@ -94,6 +94,16 @@ public final class SstableWriter implements AutoCloseable {
   public void add(
       byte[] userKey, long keyHash, long seqNum, ValueKind kind, byte[] value, long version, long expiresAt)
       throws IOException {
+    add(userKey, keyHash, seqNum, kind, value, value == null ? 0 : value.length, version, expiresAt);
+  }
+
+  /**
+   * {@link #add(byte[], long, long, ValueKind, byte[], long, long)} of a value that is the first
+   * {@code valueLen} bytes of {@code value} (a reused buffer: the writer copies them).
+   */
+  public void add(
+      byte[] userKey, long keyHash, long seqNum, ValueKind kind, byte[] value, int valueLen, long version,
+      long expiresAt) throws IOException {
     int keyLen = userKey.length + InternalKey.TRAILER_BYTES;
     if (keyBuf.length < keyLen) {
       keyBuf = new byte[Math.max(keyLen, keyBuf.length * 2)];
@@ -111,17 +121,20 @@ public final class SstableWriter implements AutoCloseable {
       lastUserKey = userKey;
     }
     byte[] v;
+    int vLen;
     int metaLen;
     if (kind == ValueKind.DELETE) {
       v = EMPTY;
+      vLen = 0;
       metaLen = SstableFormat.putEntryMeta(metaBuf, 0, version, Entry.NO_EXPIRY);
       stats.addTombstone();
     } else {
       v = value;
+      vLen = valueLen;
       metaLen = SstableFormat.putEntryMeta(metaBuf, 0, version, expiresAt);
       stats.addPut(expiresAt);
     }
-    data.add(keyBuf, keyLen, metaBuf, metaLen, v, 0, v.length);
+    data.add(keyBuf, keyLen, metaBuf, metaLen, v, 0, vLen);
     entries++;
     if (data.estimatedSize() >= blockSize) {
       flushDataBlock();

@@ -98,6 +98,30 @@ class MemtableArenaTest {
     assertThat(m.approximateBytes()).isGreaterThanOrEqualTo(500 + big.length);
   }
 
+  /** The flush's copy: an arena value into the caller's buffer, a heap value as its own array. */
+  @Test
+  void cursorValueInto_copiesArenaValuesIntoTheBuffer_andHandsOutHeapArrays() throws Exception {
+    MemtableArena a = arena(16L * CHUNK);
+    MemTable m = new MemTable(a);
+    byte[] big = value(2, a.chunkBytes() / 8 + 1);
+    m.add(key(1), 1, ValueKind.PUT, value(1, 300));
+    m.add(key(2), 2, ValueKind.PUT, big);
+    m.add(key(3), 3, ValueKind.DELETE, null);
+    byte[] scratch = new byte[big.length];
+    try (MemTable.MemTableCursor c = m.newCursor(Long.MAX_VALUE)) {
+      c.seekToFirst();
+      assertThat(c.valueLength()).isEqualTo(300);
+      assertThat(c.valueInto(scratch)).isSameAs(scratch);
+      assertThat(Arrays.copyOf(scratch, 300)).isEqualTo(value(1, 300));
+      c.next();
+      assertThat(c.valueLength()).isEqualTo(big.length);
+      assertThat(c.valueInto(scratch)).isSameAs(big);
+      c.next();
+      assertThat(c.kind()).isEqualTo(ValueKind.DELETE);
+      assertThat(c.valueLength()).isZero();
+    }
+  }
+
   @Test
   void overwritesOfOneKey_fillTheMemtable_asTheyFillTheArena() {
     MemtableArena a = arena(64L * CHUNK);
