@@ -406,10 +406,10 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
     if (l == null || !l.isLiveAt(clock.millis())) {
       return null;
     }
-    return new Entry(l.value().clone(), l.version(), l.expiresAt());
+    return new Entry(l.value(), l.version(), l.expiresAt()); // the lookup's own copy
   }
 
-  /** {@link #getEntry}'s lookup, or {@link MemTable#RETRY_ENTRY}: read again. */
+  /** {@link #getEntry}'s lookup, or {@link Lookup#RETRY}: read again. */
   private Lookup lookupEntry(byte[] key) throws IOException {
     SuperVersion s = views.current();
     Lookup l = memTableEntry(s, key);
@@ -432,7 +432,7 @@ final class LsmTable implements EngineTable, FlushCompactionScheduler.Table {
 
   /**
    * The newest entry of {@code key} in the memtables of {@code s}, newest first, or {@code null} (or
-   * {@link MemTable#RETRY_ENTRY}).
+   * {@link Lookup#RETRY}).
    */
   private static Lookup memTableEntry(SuperVersion s, byte[] key) {
     Lookup l = s.mem().latestEntry(key);

@@ -475,7 +475,7 @@ public final class MemTable {
   /**
    * The newest entry of {@code userKey} with its version and expiry (expired or not), or
    * {@code null} when the memtable has none, or {@link Lookup#RETRY} (see {@link #RETRY}). The value
-   * may be the memtable's array: the caller must not modify it. Marks the key as read.
+   * is the caller's own (an arena value's copy, or a heap value's clone). Marks the key as read.
    */
   public Lookup latestEntry(byte[] userKey) {
     Chain c = index.get(new UserKey(userKey));
@@ -490,7 +490,10 @@ public final class MemTable {
       return null;
     }
     byte[] value = readValue(v);
-    return value == RETRY ? Lookup.RETRY : new Lookup(v.seqNum, v.kind, value, v.version, v.expiresAt());
+    if (value == RETRY) {
+      return Lookup.RETRY;
+    }
+    return new Lookup(v.seqNum, v.kind, value == v.store ? value.clone() : value, v.version, v.expiresAt());
   }
 
   /** {@link #latestValue(byte[], Clock, boolean)} that may return the memtable's own array. */

@@ -83,6 +83,18 @@ class MemTableTest {
     assertThat(mem.latestValue(b("never"), java.time.Clock.systemUTC())).isNull();
   }
 
+  /** latestEntry's value is the caller's own (the table hands it out as the entry's value). */
+  @Test
+  void latestEntry_valueIsTheCallersOwn() {
+    MemTable mem = newMemTable();
+    byte[] v1 = b("one");
+    mem.add(b("a"), 1, ValueKind.PUT, v1);
+    byte[] got = mem.latestEntry(b("a")).value();
+    assertThat(got).isEqualTo(v1).isNotSameAs(v1);
+    got[0] = 'X';
+    assertThat(mem.latestEntry(b("a")).value()).isEqualTo(b("one"));
+  }
+
   /**
    * latestValues gives, key for key, what latestValue gives: over enough keys that the index's home
    * slots collide (linear probing past other keys), with deletes, absent keys and repeated keys, and
