@@ -1,5 +1,7 @@
 package org.kvstore;
 
+import java.util.Map;
+
 /**
  * Whether the store refuses writes because its disk is full ({@link NoSpaceException}), as
  * {@code INFO persistence} reports it.
@@ -9,7 +11,10 @@ package org.kvstore;
  * @param fullSinceMillis when writes began to be refused (epoch millis), 0 while {@code full} is false
  * @param resumes how many times writes resumed by themselves after space was freed
  * @param lastResumeMillis when writes last resumed (epoch millis), 0 if never
+ * @param outOfSpaceBySource how many times each piece of work ({@code wal}, {@code checkpoint},
+ *     {@code table <db>.<table>}) ran out of space since the store opened
  *
  * <p>Thread safety: immutable.
  */
-public record DiskSpaceStatus(boolean full, String lastError, long fullSinceMillis, long resumes, long lastResumeMillis) {}
+public record DiskSpaceStatus(boolean full, String lastError, long fullSinceMillis, long resumes, long lastResumeMillis,
+    Map<String, Long> outOfSpaceBySource) {}

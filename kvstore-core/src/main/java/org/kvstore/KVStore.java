@@ -381,7 +381,8 @@ public final class KVStore implements AutoCloseable {
    */
   public DiskSpaceStatus diskSpace() {
     var s = services.space().status();
-    return new DiskSpaceStatus(s.full(), s.lastError(), s.fullSinceMillis(), s.resumes(), s.lastResumeMillis());
+    return new DiskSpaceStatus(s.full(), s.lastError(), s.fullSinceMillis(), s.resumes(), s.lastResumeMillis(),
+        s.outOfSpaceBySource());
   }
 
   private void checkOpen() {

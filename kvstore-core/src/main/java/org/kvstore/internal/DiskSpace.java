@@ -4,10 +4,12 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import org.kvstore.NoSpaceException;
 import org.kvstore.StorageIOException;
@@ -63,9 +65,11 @@ public final class DiskSpace implements AutoCloseable {
 
   /**
    * What {@code INFO persistence} shows: whether writes are refused for lack of space, the last
-   * such error and when it began (epoch millis, 0: never), and the resumes so far.
+   * such error and when it began (epoch millis, 0: never), the resumes so far, and how many times
+   * each piece of work ran out of space since the store opened.
    */
-  public record Status(boolean full, String lastError, long fullSinceMillis, long resumes, long lastResumeMillis) {}
+  public record Status(boolean full, String lastError, long fullSinceMillis, long resumes, long lastResumeMillis,
+      Map<String, Long> outOfSpaceBySource) {}
 
   @GuardedBy("this")
   private final Map<String, Failure> failures = new LinkedHashMap<>();
@@ -73,6 +77,9 @@ public final class DiskSpace implements AutoCloseable {
   private volatile Failure first;
   @GuardedBy("this")
   private String lastError = "";
+  /** Out-of-space failures per source since the store opened (sources are few: the log, checkpoints, tables). */
+  @GuardedBy("this")
+  private final Map<String, Long> outOfSpaceBySource = new TreeMap<>();
   @GuardedBy("this")
   private long resumes;
   @GuardedBy("this")
@@ -108,6 +115,7 @@ public final class DiskSpace implements AutoCloseable {
       Failure f = failures.get(source);
       long since = f != null ? f.sinceMillis() : first != null ? first.sinceMillis() : System.currentTimeMillis();
       failures.put(source, new Failure(source, directory, cause, since, retry));
+      outOfSpaceBySource.merge(source, 1L, Long::sum);
       lastError = source + ": " + StorageIOException.describeCause(cause);
       if (first == null) {
         first = failures.values().iterator().next();
@@ -157,7 +165,8 @@ public final class DiskSpace implements AutoCloseable {
 
   public synchronized Status status() {
     Failure f = first;
-    return new Status(f != null, lastError, f != null ? f.sinceMillis() : 0, resumes, lastResumeMillis);
+    return new Status(f != null, lastError, f != null ? f.sinceMillis() : 0, resumes, lastResumeMillis,
+        Collections.unmodifiableMap(new TreeMap<>(outOfSpaceBySource)));
   }
 
   private void retryLoop() {

@@ -72,6 +72,12 @@ class DiskSpaceTest {
       assertThat(retries.get()).as("retries within a second of freeing less than FREED_BYTES").isEqualTo(before);
       assertThat(space.full()).isTrue();
       assertThat(space.status().lastError()).isEqualTo("table db.t: No space left on device");
+      space.enter("wal", DIR, new IOException("No space left on device"), () -> {});
+      space.enter("table db.t", DIR, new IOException("No space left on device"), () -> {
+        throw new IOException("No space left on device");
+      });
+      assertThat(space.status().outOfSpaceBySource()).as("failures counted per source, not only the last")
+          .containsExactly(java.util.Map.entry("table db.t", 2L), java.util.Map.entry("wal", 1L));
     }
   }
 

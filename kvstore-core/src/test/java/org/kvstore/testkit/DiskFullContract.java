@@ -105,6 +105,8 @@ public abstract class DiskFullContract {
   private final AtomicLong acked = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong unknown = new AtomicLong();
+  /** Out-of-space failures per kind of work (wal, checkpoint, table) over every store this test opened. */
+  private final Map<String, Long> outOfSpace = new TreeMap<>();
 
   private KVStore open(FaultInjectingFileSystem fs, Path dir, RecoveryMode mode) {
     return KVStore.open(dir, StoreOptions.builder().fileSystem(fs).durability(Durability.PERIODIC)
@@ -192,15 +194,15 @@ public abstract class DiskFullContract {
     } finally {
       store.close();
     }
-    System.out.printf("%s: seed %d, %d rounds, %d filled (%s; %s), %d resumed without restart, "
-            + "%d reopened after a failed fsync; writes: %d acknowledged, %d refused, %d outcome unknown; "
+    System.out.printf("%s: seed %d, %d rounds, %d filled (last error from %s; %s), out of space in %s, "
+            + "%d resumed without restart, %d reopened after a failed fsync; writes: %d acknowledged, %d refused, %d outcome unknown; "
             + "%d ms filling, %d ms waiting for writes to resume%n",
-        getClass().getSimpleName(), seed, rounds(), filled, sources, modes, resumed, reopenedAfterFsync,
+        getClass().getSimpleName(), seed, rounds(), filled, sources, modes, outOfSpace, resumed, reopenedAfterFsync,
         acked.get(), refused.get(), unknown.get(), fillNanos / 1_000_000, resumeNanos / 1_000_000);
     assertThat(filled).as("rounds in which the disk filled").isGreaterThanOrEqualTo(rounds() / 2);
     assertThat(resumed).as("rounds that resumed without a restart").isGreaterThanOrEqualTo(rounds() / 3);
-    assertThat(sources).as("where the space ran out").containsKey("wal");
-    assertThat(sources.keySet()).as("background work that ran out of space")
+    assertThat(outOfSpace).as("where the space ran out").containsKey("wal");
+    assertThat(outOfSpace.keySet()).as("background work that ran out of space")
         .containsAnyOf("table", "checkpoint");
   }
 
@@ -390,6 +392,7 @@ public abstract class DiskFullContract {
 
   /** Closes, reopens with strict recovery and checks every key against the model. */
   private KVStore reopen(KVStore store, FaultInjectingFileSystem fs, Path dir) {
+    store.diskSpace().outOfSpaceBySource().forEach((source, n) -> outOfSpace.merge(source.split(" ")[0], n, Long::sum));
     try {
       store.close();
     } catch (KVStoreException e) {
