@@ -860,7 +860,7 @@ public final class MemTable {
 
     /** The length of the current value (0 for a delete). */
     public int valueLength() {
-      return current.store instanceof byte[] a ? a.length : current.length;
+      return current.length;
     }
 
     /**
