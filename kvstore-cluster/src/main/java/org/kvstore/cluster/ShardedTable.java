@@ -24,6 +24,7 @@ import org.kvstore.WriteBatch;
 import org.kvstore.WriteResult;
 import org.kvstore.cluster.slots.HashSlot;
 import org.kvstore.spi.Mutation;
+import org.kvstore.spi.SingleKeyWrites;
 
 /**
  * One table of every shard of a cluster, seen from one node as one {@link Table}, so that the
@@ -360,21 +361,15 @@ public final class ShardedTable implements Table {
     byte[] v = value.clone();
     int slot = slotOf(k);
     if (!options.readsCurrent()) {
-      long version = onLeader(slot, s -> s.write(table, List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), null)))));
+      long version = onLeader(slot, s -> s.write(table, SingleKeyWrites.put(k, v, options, null, clock.millis())));
       return new WriteResult(true, version, null);
     }
     Entry[] found = new Entry[1];
     long version = onLeader(slot, s -> s.update(table, List.of(k), current -> {
       found[0] = current[0];
-      if (!options.precondition().holds(current[0])) {
-        return null;
-      }
-      return List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), current[0])));
+      return SingleKeyWrites.put(k, v, options, current[0], clock.millis());
     }));
-    if (version == 0) {
-      return new WriteResult(false, found[0] == null ? 0 : found[0].version(), found[0]);
-    }
-    return new WriteResult(true, version, found[0]);
+    return SingleKeyWrites.result(version, found[0], false);
   }
 
   @Override
@@ -391,39 +386,23 @@ public final class ShardedTable implements Table {
     Entry[] found = new Entry[1];
     long version = onLeader(slotOf(k), s -> s.update(table, List.of(k), current -> {
       found[0] = current[0];
-      return current[0] != null && precondition.holds(current[0]) ? List.of(Mutation.remove(k)) : null;
+      return SingleKeyWrites.remove(k, precondition, current[0]);
     }));
-    Entry previous = found[0];
-    if (version == 0) {
-      return new WriteResult(false, previous == null ? 0 : previous.version(), previous);
-    }
-    return new WriteResult(true, 0, previous);
+    return SingleKeyWrites.result(version, found[0], true);
   }
 
   @Override
   public boolean expireAt(byte[] key, long epochMillis) {
-    if (epochMillis < 1) {
-      throw new InvalidArgumentException(
-          "expireAt", "must be a positive time in milliseconds since the epoch, was " + epochMillis);
-    }
+    SingleKeyWrites.checkExpireAt(epochMillis);
     byte[] k = key == null ? null : key.clone();
-    return onLeader(slotOf(k), s -> s.update(table, List.of(k), current -> {
-      if (current[0] == null) {
-        return null;
-      }
-      return epochMillis <= clock.millis()
-          ? List.of(Mutation.remove(k))
-          : List.of(Mutation.put(k, current[0].value(), epochMillis));
-    })) != 0;
+    return onLeader(slotOf(k), s -> s.update(table, List.of(k),
+        current -> SingleKeyWrites.expireAt(k, epochMillis, current[0], clock.millis()))) != 0;
   }
 
   @Override
   public boolean persist(byte[] key) {
     byte[] k = key == null ? null : key.clone();
-    return onLeader(slotOf(k), s -> s.update(table, List.of(k), current ->
-        current[0] == null || !current[0].hasExpiry()
-            ? null
-            : List.of(Mutation.put(k, current[0].value(), Entry.NO_EXPIRY)))) != 0;
+    return onLeader(slotOf(k), s -> s.update(table, List.of(k), current -> SingleKeyWrites.persist(k, current[0]))) != 0;
   }
 
   @Override

@@ -35,6 +35,7 @@ import org.kvstore.codec.Keys;
 import org.kvstore.spi.EngineStats;
 import org.kvstore.spi.EngineTable;
 import org.kvstore.spi.Mutation;
+import org.kvstore.spi.SingleKeyWrites;
 
 /**
  * An open table: validates arguments, takes key locks, sends writes through the
@@ -434,23 +435,15 @@ public final class StoreTable implements Table, ReplicatedTable {
     byte[] v = value.clone();
     int[] stripes = KeySequencer.stripesOf(k);
     if (!options.readsCurrent()) {
-      long version = writeLocked(stripes,
-          List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), null))), null);
+      long version = writeLocked(stripes, SingleKeyWrites.put(k, v, options, null, clock.millis()), null);
       return new WriteResult(true, version, null);
     }
     Entry[] found = new Entry[1];
     long version = writeLocked(stripes, null, () -> {
-      Entry current = engine.getEntry(k);
-      found[0] = current;
-      if (!options.precondition().holds(current)) {
-        return null;
-      }
-      return List.of(Mutation.put(k, v, options.resolveExpiry(clock.millis(), current)));
+      found[0] = engine.getEntry(k);
+      return SingleKeyWrites.put(k, v, options, found[0], clock.millis());
     });
-    if (version == 0) {
-      return new WriteResult(false, found[0] == null ? 0 : found[0].version(), found[0]);
-    }
-    return new WriteResult(true, version, found[0]);
+    return SingleKeyWrites.result(version, found[0], false);
   }
 
   @Override
@@ -462,46 +455,26 @@ public final class StoreTable implements Table, ReplicatedTable {
     byte[] k = key.clone();
     Entry[] found = new Entry[1];
     long version = writeLocked(KeySequencer.stripesOf(k), null, () -> {
-      Entry current = engine.getEntry(k);
-      found[0] = current;
-      return current != null && precondition.holds(current) ? List.of(Mutation.remove(k)) : null;
+      found[0] = engine.getEntry(k);
+      return SingleKeyWrites.remove(k, precondition, found[0]);
     });
-    Entry previous = found[0];
-    if (version == 0) {
-      return new WriteResult(false, previous == null ? 0 : previous.version(), previous);
-    }
-    return new WriteResult(true, 0, previous);
+    return SingleKeyWrites.result(version, found[0], true);
   }
 
   @Override
   public boolean expireAt(byte[] key, long epochMillis) {
     checkKey(key);
-    if (epochMillis < 1) {
-      throw new InvalidArgumentException(
-          "expireAt", "must be a positive time in milliseconds since the epoch, was " + epochMillis);
-    }
+    SingleKeyWrites.checkExpireAt(epochMillis);
     byte[] k = key.clone();
-    return writeLocked(KeySequencer.stripesOf(k), null, () -> {
-      Entry current = engine.getEntry(k);
-      if (current == null) {
-        return null;
-      }
-      return epochMillis <= clock.millis()
-          ? List.of(Mutation.remove(k))
-          : List.of(Mutation.put(k, current.value(), epochMillis));
-    }) != 0;
+    return writeLocked(KeySequencer.stripesOf(k), null,
+        () -> SingleKeyWrites.expireAt(k, epochMillis, engine.getEntry(k), clock.millis())) != 0;
   }
 
   @Override
   public boolean persist(byte[] key) {
     checkKey(key);
     byte[] k = key.clone();
-    return writeLocked(KeySequencer.stripesOf(k), null, () -> {
-      Entry current = engine.getEntry(k);
-      return current == null || !current.hasExpiry()
-          ? null
-          : List.of(Mutation.put(k, current.value(), Entry.NO_EXPIRY));
-    }) != 0;
+    return writeLocked(KeySequencer.stripesOf(k), null, () -> SingleKeyWrites.persist(k, engine.getEntry(k))) != 0;
   }
 
   /**
