@@ -95,11 +95,15 @@ final class ReadPins {
    */
   void scrape() {
     for (Slot s : slots) {
+      // Whether the owner has ended is read before the slot is emptied: a thread that has ended
+      // writes its slot no more, so the emptying takes its last pin. Read after it, the owner could
+      // cache a new pin and end in between, and the slot would be dropped with that pin in it.
+      boolean gone = s.ownerGone();
       Object o = s.getAndSet(null);
       if (o instanceof Version v) {
         v.unref();
       }
-      if (s.ownerGone()) {
+      if (gone) {
         slots.remove(s);
       }
     }
