@@ -59,7 +59,7 @@ start() { # name jar port
   rm -rf "$WORK/$1"
   port_free "$3"
   # shellcheck disable=SC2086
-  java ${KV_JAVA_OPTS:--Xms2g -Xmx2g -Xmn1g -XX:+UseParallelGC -XX:+AlwaysPreTouch} -jar "$2" \
+  java ${KV_JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseZGC -XX:+AlwaysPreTouch -XX:MetaspaceSize=128m} -jar "$2" \
     --data-dir "$WORK/$1" --bind 127.0.0.1 --resp-port "$3" --http-port -1 --thrift-port -1 \
     --durability "$DURABILITY" --log-level warn ${KV_FLAGS:-} >"$WORK/$1.log" 2>&1 &
   PID[$1]=$!

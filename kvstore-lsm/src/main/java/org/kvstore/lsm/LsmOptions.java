@@ -82,7 +82,7 @@ public record LsmOptions(
           "SSTables kept open: file handles, and indexes and bloom filters held in memory (least "
               + "recently used ones are closed and dropped, and reopened on their next use)");
   public static final PropertySpec<Integer> MAX_IMMUTABLE_MEMTABLES =
-      PropertySpec.ofInt("max.immutable.memtables", 1, 1, 64,
+      PropertySpec.ofInt("max.immutable.memtables", 3, 1, 64,
           "immutable memtables that may wait for their flush before writes stall");
   public static final PropertySpec<Integer> LEVEL0_COMPACTION_TRIGGER =
       PropertySpec.ofInt("level0.compaction.trigger", 4, 1, 1000,
