@@ -10,7 +10,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code periodic} durability mode's clock: fsyncs the log every interval while some table
- * uses that mode. A failed fsync is latched by the log and the write pipeline (no retry).
+ * uses that mode, and sooner once {@code bytesPerSync} bytes were written since the last fsync
+ * (RocksDB's {@code wal_bytes_per_sync}): a segment roll fsyncs the old segment under the log's
+ * lock, which stops every writer for as long as that fsync takes, so the syncer keeps what is left
+ * to write back small. A failed fsync is latched by the log and the write pipeline (no retry).
  *
  * <p>Thread safety: thread-safe; one background thread.
  */
@@ -24,13 +27,18 @@ public final class LogSyncer implements AutoCloseable {
   private final Thread thread;
   private volatile boolean stopping;
 
-  public LogSyncer(WriteAheadLog wal, WritePipeline pipeline, Duration interval, BooleanSupplier needed) {
+  /**
+   * @param bytesPerSync written bytes after which the syncer syncs without waiting for the interval
+   */
+  public LogSyncer(
+      WriteAheadLog wal, WritePipeline pipeline, Duration interval, long bytesPerSync, BooleanSupplier needed) {
     this.wal = wal;
     this.pipeline = pipeline;
     this.interval = interval;
     this.needed = needed;
     this.thread = new Thread(this::run, "kvstore-log-syncer");
     thread.setDaemon(true);
+    wal.onUnsyncedBytes(bytesPerSync, () -> LockSupport.unpark(thread));
   }
 
   public void start() {

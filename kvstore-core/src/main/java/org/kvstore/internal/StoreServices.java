@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
 public final class StoreServices {
   private static final Logger LOG = LoggerFactory.getLogger(StoreServices.class);
   public static final String WAL_DIR = "wal";
+  /**
+   * The periodic syncer syncs after each eighth of a log segment written, so that a segment roll's
+   * fsync (under the log's lock) writes back at most about an eighth of a segment.
+   */
+  static final int LOG_SYNCS_PER_SEGMENT = 8;
 
   private final FileSystem fs;
   private final Path dir;
@@ -67,7 +72,8 @@ public final class StoreServices {
       s.wal = WriteAheadLog.open(fs, walDir, options.logSegmentBytes(), outcome.log().segments(), outcome.endLsn());
       s.pipeline.attach(s.wal);
       s.pipeline.logDirectory(walDir);
-      s.syncer = new LogSyncer(s.wal, s.pipeline, options.syncInterval(), s::anyPeriodicTable);
+      s.syncer = new LogSyncer(s.wal, s.pipeline, options.syncInterval(),
+          Math.max(1, options.logSegmentBytes() / LOG_SYNCS_PER_SEGMENT), s::anyPeriodicTable);
       s.syncer.start();
       s.checkpointer =
           new StoreCheckpointer(s.catalog, s.wal, s.pipeline, options.checkpointInterval(), options.checkpointLogBytes());

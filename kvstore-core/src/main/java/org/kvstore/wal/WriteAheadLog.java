@@ -84,6 +84,14 @@ public final class WriteAheadLog implements CommitLog {
   private volatile long writtenLsn;
   private volatile long syncedLsn;
   private final AtomicLong bytesWritten = new AtomicLong();
+  /** {@link #bytesWritten} when the last fsync of the current segment's records began. */
+  private volatile long bytesAtLastSync;
+  /** Written bytes not yet synced past which {@link #unsyncedBytesListener} is told. */
+  private volatile long unsyncedBytesLimit = Long.MAX_VALUE;
+  private volatile Runnable unsyncedBytesListener = () -> {};
+  /** {@link #bytesWritten} below which the listener is not told again. */
+  @GuardedBy("writeLock")
+  private long nextUnsyncedSignal;
   /** Each fsync's duration; recorded by the segment writers, once per fsync, never per record. */
   private final HistogramRecorder syncNanos = HistogramRecorder.forNanos();
   /** Records per {@code write()}: the group-commit batch size, recorded once per group. */
@@ -219,6 +227,7 @@ public final class WriteAheadLog implements CommitLog {
           if (framed >= 0) {
             writer.writeFramed();
             bytesWritten.addAndGet(writer.size() - before);
+            signalUnsyncedBytesLocked();
             batchRecords.record(framedCount);
             framedCount = 0;
             writtenLsn = framed;
@@ -236,6 +245,7 @@ public final class WriteAheadLog implements CommitLog {
       }
       writer.writeFramed();
       bytesWritten.addAndGet(writer.size() - before);
+      signalUnsyncedBytesLocked();
       batchRecords.record(framedCount);
       writtenLsn = framed;
     } catch (WalAppendException e) {
@@ -252,6 +262,32 @@ public final class WriteAheadLog implements CommitLog {
     } catch (IOException | RuntimeException e) {
       throw latch(e instanceof IOException io ? io : new IOException(e));
     }
+  }
+
+  /** Tells the listener of {@link #onUnsyncedBytes} when the written, unsynced bytes passed its limit. */
+  @GuardedBy("writeLock")
+  private void signalUnsyncedBytesLocked() {
+    assert writeLock.isHeldByCurrentThread();
+    long written = bytesWritten.get();
+    long limit = unsyncedBytesLimit;
+    if (written - bytesAtLastSync >= limit && written >= nextUnsyncedSignal) {
+      nextUnsyncedSignal = written + limit; // at most one signal per limit's bytes, synced or not
+      unsyncedBytesListener.run();
+    }
+  }
+
+  /**
+   * Has {@code listener} told (on a writing thread, under the log's lock: it must only signal) each
+   * time a write leaves more than {@code limitBytes} written since the last fsync began: the
+   * {@code periodic} mode's syncer then syncs early, so that the fsync a segment roll makes under
+   * the lock (and every fsync) has little left to write back.
+   */
+  public void onUnsyncedBytes(long limitBytes, Runnable listener) {
+    if (limitBytes <= 0) {
+      throw new IllegalArgumentException("limitBytes must be positive, was " + limitBytes);
+    }
+    this.unsyncedBytesListener = listener;
+    this.unsyncedBytesLimit = limitBytes;
   }
 
   /** Encodes {@code p}'s payload into {@link #scratch} and returns its array. REQUIRES: writeLock. */
@@ -279,6 +315,7 @@ public final class WriteAheadLog implements CommitLog {
     WalWriter old = writer;
     try {
       old.sync(); // older segments are always complete on disk: damage there is never a torn tail
+      bytesAtLastSync = bytesWritten.get();
     } catch (IOException e) {
       throw NoSpace.syncFailed(old.path().toString(), e);
     }
@@ -343,6 +380,7 @@ public final class WriteAheadLog implements CommitLog {
       }
       w = writer;
       target = writtenLsn;
+      bytesAtLastSync = bytesWritten.get();
     } finally {
       writeLock.unlock();
     }
