@@ -182,6 +182,9 @@ public final class DiskSpace implements AutoCloseable {
         }
         now = new LinkedHashMap<>(failures);
       }
+      // The free space before the retries: space freed while they run (too late for them) counts
+      // as freed for the next wait, which then ends at once instead of after the back-off.
+      Map<Path, Long> beforeRetries = usableSpace();
       for (Failure f : now.values()) {
         if (closed) {
           break;
@@ -203,7 +206,7 @@ public final class DiskSpace implements AutoCloseable {
           return;
         }
       }
-      baseline = usableSpace();
+      baseline = beforeRetries;
       backoff = freed ? FIRST_BACKOFF.toNanos() : Math.min(backoff * 2, MAX_BACKOFF.toNanos());
     }
   }
